@@ -1,0 +1,43 @@
+# Every target sets itself up from a fresh clone: a .venv with the pinned dev dependencies.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/demo.py
+
+test: codegen-check lint typecheck coverage
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+coverage: $(STAMP)
+	$(BIN)/coverage run -m pytest
+	$(BIN)/coverage json -q -o coverage.json
+	$(BIN)/python tools/coverage_floor.py coverage.json 90
+
+codegen: $(STAMP)
+	$(BIN)/python -m codegen
+
+codegen-check: $(STAMP)
+	$(BIN)/python -m codegen --check
+
+clean:
+	rm -rf $(VENV) coverage.json .coverage .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Generator: schema documents -> Python bindings, host declarations and the packaged schema copy."""

@@ -1,0 +1,252 @@
+"""Renders every generated file in memory; write() and check() share this one path."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA_SUBDIR = Path("schema/control-plane/v1")
+PACKAGE = Path("python/agent_control_plane_core")
+GENERATED = PACKAGE / "_generated"
+PACKAGED_SCHEMA = PACKAGE / "schema"
+TEMPLATES = Path("templates/python")
+# Documents datamodel-code-generator turns into dataclasses; the rest are read by templates.
+MODEL_DOCUMENTS = (
+    "tool-call-event.schema.json",
+    "verdict.schema.json",
+    "native-response.schema.json",
+)
+# The conformance fixture format lives beside the fixtures and ships inside the package too.
+FIXTURE_SCHEMA = Path("fixtures/fixture.schema.json")
+# Every file below these folders is generated: a file the generator would not write is stale.
+MANAGED = (GENERATED, PACKAGED_SCHEMA)
+REGENERATE = "make codegen (python -m codegen)"
+
+
+def header(sources: list[str], template: str) -> str:
+    """The fixed first lines of every generated Python file: no timestamps, no absolute paths."""
+    lines = ["# DO NOT EDIT: this file is generated."]
+    lines += [f"# source: {src}" for src in sources]
+    lines += [f"# template: {template}", f"# regenerate: {REGENERATE}"]
+    return "\n".join(lines) + "\n"
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _datamodel_files(root_src: Path) -> dict[Path, bytes]:
+    """Run datamodel-code-generator (options from pyproject) over the model documents."""
+    out: dict[Path, bytes] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "in"
+        dst = Path(tmp) / "models"
+        src.mkdir()
+        for name in MODEL_DOCUMENTS:
+            shutil.copyfile(root_src / SCHEMA_SUBDIR / name, src / name)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "datamodel_code_generator",
+                "--input",
+                str(src),
+                "--output",
+                str(dst),
+            ],
+            cwd=root_src,
+            check=True,
+        )
+        template = str(TEMPLATES / "datamodel/dataclass.jinja2")
+        for path in sorted(dst.rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").split("\n")
+            while lines and (lines[0].startswith("#") or not lines[0].strip()):
+                lines.pop(0)  # datamodel-code-generator's own header names a temp folder
+            body = "\n".join(lines)
+            if path.stem == "__init__":
+                sources = [str(SCHEMA_SUBDIR / n) for n in MODEL_DOCUMENTS]
+                body = '"""Contract dataclasses generated from the schema documents."""\n'
+            else:
+                doc = path.stem.removesuffix("_schema").replace("_", "-") + ".schema.json"
+                sources = [str(SCHEMA_SUBDIR / doc)]
+            text = header(sources, template) + "\n" + body
+            out[GENERATED / "models" / path.relative_to(dst)] = text.encode("utf-8")
+    return out
+
+
+def _py(value: Any) -> str:
+    """Render a JSON value as a stable Python literal (sorted keys, tuples for arrays)."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_py(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_py(k)}: {_py(value[k])}" for k in sorted(value)) + "}"
+    raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
+
+
+def _constant_name(value: str) -> str:
+    return value.upper().replace("-", "_")
+
+
+def _enums(documents: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every enumeration in the schema documents' $defs, with the document that defines it."""
+    found = []
+    for doc_name in sorted(documents):
+        for def_name, body in sorted(documents[doc_name].get("$defs", {}).items()):
+            if "enum" in body:
+                found.append(
+                    {
+                        "name": def_name,
+                        "values": body["enum"],
+                        "description": body["description"],
+                        "source": doc_name,
+                    }
+                )
+    return found
+
+
+def _objects(documents: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every object shape (a document or a $defs entry with properties) and its field names."""
+    found = []
+    for doc_name in sorted(documents):
+        doc = documents[doc_name]
+        shapes = [(doc.get("title"), doc), *sorted(doc.get("$defs", {}).items())]
+        for title, body in shapes:
+            if title and "properties" in body:
+                found.append(
+                    {"name": title, "fields": list(body["properties"]), "source": doc_name}
+                )
+    return found
+
+
+def _environment(root_src: Path) -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root_src / TEMPLATES)),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    env.filters["py"] = _py
+    env.filters["constant"] = _constant_name
+    env.globals["header"] = header
+    return env
+
+
+def _template_files(root_src: Path) -> dict[Path, bytes]:
+    schema_dir = root_src / SCHEMA_SUBDIR
+    documents = {p.name: _load(p) for p in sorted(schema_dir.glob("*.schema.json"))}
+    hosts = [_load(p) for p in sorted((schema_dir / "hosts").glob("*.json"))]
+    event_doc = documents["tool-call-event.schema.json"]
+    env = _environment(root_src)
+    context = {
+        "schema_version": event_doc["properties"]["schema_version"]["const"],
+        "control_plane_schema": "/".join(SCHEMA_SUBDIR.parts[1:]),
+        "enums": _enums(documents),
+        "tool_input_keys": _load(schema_dir / "tool-input-keys.json"),
+        "tool_aliases": _load(schema_dir / "tool-aliases.json"),
+        "verdict_text_fields": [
+            name
+            for name, prop in documents["verdict.schema.json"]["properties"].items()
+            if prop.get("type") == "string"
+        ],
+        "hosts": hosts,
+        "objects": _objects(documents),
+    }
+    out: dict[Path, bytes] = {}
+    renders = [
+        ("constants.py.j2", GENERATED / "constants.py", context),
+        ("generated_init.py.j2", GENERATED / "__init__.py", context),
+        ("hosts_init.py.j2", GENERATED / "hosts" / "__init__.py", context),
+    ]
+    renders += [
+        ("host.py.j2", GENERATED / "hosts" / f"{host['agent']}.py", {**context, "host": host})
+        for host in hosts
+    ]
+    for template, rel, ctx in renders:
+        out[rel] = env.get_template(template).render(**ctx).encode("utf-8")
+    return out
+
+
+def _schema_copy(root_src: Path) -> dict[Path, bytes]:
+    """The packaged schema documents: a byte copy of schema/ (and the fixture format) for installs."""
+    base = root_src / "schema"
+    files = {
+        PACKAGED_SCHEMA / path.relative_to(base): path.read_bytes()
+        for path in sorted(base.rglob("*.json"))
+    }
+    fixture_schema = root_src / FIXTURE_SCHEMA
+    if fixture_schema.exists():
+        files[PACKAGED_SCHEMA / SCHEMA_SUBDIR.relative_to("schema") / FIXTURE_SCHEMA.name] = (
+            fixture_schema.read_bytes()
+        )
+    return files
+
+
+def render_all(root_src: Path = REPO) -> dict[Path, bytes]:
+    """Every generated file, keyed by its path relative to the repository root."""
+    files = _datamodel_files(root_src)
+    files.update(_template_files(root_src))
+    files.update(_schema_copy(root_src))
+    return files
+
+
+def _existing(root: Path) -> dict[Path, bytes]:
+    found: dict[Path, bytes] = {}
+    for managed in MANAGED:
+        base = root / managed
+        if base.exists():
+            for path in sorted(base.rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    found[path.relative_to(root)] = path.read_bytes()
+    return found
+
+
+def write(root: Path) -> int:
+    """Write every generated file under root and delete managed files the generator no longer makes."""
+    files = render_all()
+    for rel in set(_existing(root)) - set(files):
+        (root / rel).unlink()
+    for rel, data in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
+    return len(files)
+
+
+def check(root: Path) -> list[str]:
+    """Compare the files under root with a fresh render; return one message per difference."""
+    want = render_all()
+    have = _existing(root)
+    problems = [f"missing generated file: {rel}" for rel in sorted(set(want) - set(have))]
+    problems += [
+        f"stray file in a generated folder: {rel}" for rel in sorted(set(have) - set(want))
+    ]
+    for rel in sorted(set(want) & set(have)):
+        if want[rel] != have[rel]:
+            diff = difflib.unified_diff(
+                have[rel].decode("utf-8", "replace").splitlines(keepends=True),
+                want[rel].decode("utf-8", "replace").splitlines(keepends=True),
+                fromfile=f"{rel} (on disk)",
+                tofile=f"{rel} (generated)",
+            )
+            problems.append(f"differs: {rel}\n" + "".join(diff))
+    return problems

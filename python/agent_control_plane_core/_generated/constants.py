@@ -1,0 +1,229 @@
+# DO NOT EDIT: this file is generated.
+# source: schema/control-plane/v1/*.schema.json
+# source: schema/control-plane/v1/tool-input-keys.json
+# source: schema/control-plane/v1/tool-aliases.json
+# template: templates/python/constants.py.j2
+# regenerate: make codegen (python -m codegen)
+
+"""Contract constants: versions, enumerations, tool input keys and tool aliases."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal, TypeAlias
+
+SCHEMA_VERSION: Final = 1
+"""Wire version of the contract (ToolCallEvent.schema_version)."""
+
+CONTROL_PLANE_SCHEMA: Final = "control-plane/v1"
+"""Name of the schema folder this package implements."""
+
+
+CallClass: TypeAlias = Literal["builtin", "mcp", "subagent", "resumed"]
+"""Where a tool call comes from: a host builtin, an MCP server, a subagent, or a resumed session."""
+
+
+class CallClasses:
+    """Values of CallClass, defined in host.schema.json."""
+
+    ALL: Final[tuple[CallClass, ...]] = ("builtin", "mcp", "subagent", "resumed")
+    BUILTIN: Final = "builtin"
+    MCP: Final = "mcp"
+    SUBAGENT: Final = "subagent"
+    RESUMED: Final = "resumed"
+
+
+CoverageStatus: TypeAlias = Literal["covered", "partial", "uncovered", "unknown"]
+"""Whether the hook fires and can block for a class of call: fully, for some tools only, not at all, or not known."""
+
+
+class CoverageStatuses:
+    """Values of CoverageStatus, defined in host.schema.json."""
+
+    ALL: Final[tuple[CoverageStatus, ...]] = ("covered", "partial", "uncovered", "unknown")
+    COVERED: Final = "covered"
+    PARTIAL: Final = "partial"
+    UNCOVERED: Final = "uncovered"
+    UNKNOWN: Final = "unknown"
+
+
+VetoingCoverage: TypeAlias = Literal["covered", "partial"]
+"""Coverage statuses under which a block on a gated kind is honoured."""
+
+
+class VetoingCoverages:
+    """Values of VetoingCoverage, defined in host.schema.json."""
+
+    ALL: Final[tuple[VetoingCoverage, ...]] = ("covered", "partial")
+    COVERED: Final = "covered"
+    PARTIAL: Final = "partial"
+
+
+EventKind: TypeAlias = Literal["pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"]
+"""The event kinds the contract models."""
+
+
+class EventKinds:
+    """Values of EventKind, defined in tool-call-event.schema.json."""
+
+    ALL: Final[tuple[EventKind, ...]] = ("pre_tool", "post_tool", "prompt_submit", "session_start", "unknown")
+    PRE_TOOL: Final = "pre_tool"
+    POST_TOOL: Final = "post_tool"
+    PROMPT_SUBMIT: Final = "prompt_submit"
+    SESSION_START: Final = "session_start"
+    UNKNOWN: Final = "unknown"
+
+
+IntegrationMode: TypeAlias = Literal["external_hook", "in_process", "observe_only"]
+"""How the guardrail is attached to the host: an external hook process, code inside the host, or a channel that can only watch."""
+
+
+class IntegrationModes:
+    """Values of IntegrationMode, defined in tool-call-event.schema.json."""
+
+    ALL: Final[tuple[IntegrationMode, ...]] = ("external_hook", "in_process", "observe_only")
+    EXTERNAL_HOOK: Final = "external_hook"
+    IN_PROCESS: Final = "in_process"
+    OBSERVE_ONLY: Final = "observe_only"
+
+
+StandardMetaField: TypeAlias = Literal["session_id", "cwd", "permission_mode", "transcript_path"]
+"""Names of the optional meta fields copied from the native payload when their value is a string."""
+
+
+class StandardMetaFields:
+    """Values of StandardMetaField, defined in tool-call-event.schema.json."""
+
+    ALL: Final[tuple[StandardMetaField, ...]] = ("session_id", "cwd", "permission_mode", "transcript_path")
+    SESSION_ID: Final = "session_id"
+    CWD: Final = "cwd"
+    PERMISSION_MODE: Final = "permission_mode"
+    TRANSCRIPT_PATH: Final = "transcript_path"
+
+
+ContentField: TypeAlias = Literal["mutated_input", "mutated_output", "additional_context"]
+"""Verdict fields that carry content to the host, each of which a host may have no channel for."""
+
+
+class ContentFields:
+    """Values of ContentField, defined in verdict.schema.json."""
+
+    ALL: Final[tuple[ContentField, ...]] = ("mutated_input", "mutated_output", "additional_context")
+    MUTATED_INPUT: Final = "mutated_input"
+    MUTATED_OUTPUT: Final = "mutated_output"
+    ADDITIONAL_CONTEXT: Final = "additional_context"
+
+
+Decision: TypeAlias = Literal["allow", "deny", "ask"]
+"""The three decisions a guardrail can make."""
+
+
+class Decisions:
+    """Values of Decision, defined in verdict.schema.json."""
+
+    ALL: Final[tuple[Decision, ...]] = ("allow", "deny", "ask")
+    ALLOW: Final = "allow"
+    DENY: Final = "deny"
+    ASK: Final = "ask"
+
+
+class HostDeclarationFields:
+    """Field names of HostDeclaration, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since")
+    AGENT: Final = "agent"
+    INTEGRATION_MODE: Final = "integration_mode"
+    PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
+    COVERAGE: Final = "coverage"
+    GATED_KINDS: Final = "gated_kinds"
+    NATIVE_ASK_TIER: Final = "native_ask_tier"
+    UNRENDERED_FIELDS: Final = "unrendered_fields"
+    NATIVE_EVENTS: Final = "native_events"
+    NATIVE_EVENT_FOR: Final = "native_event_for"
+    TOOL_ALIASES: Final = "tool_aliases"
+    INPUT_KEY_RENAMES: Final = "input_key_renames"
+    DEFAULT_BLOCK_REASON: Final = "default_block_reason"
+    FAILURE_RESPONSE: Final = "failure_response"
+    NOTES: Final = "notes"
+    ENFORCING_SINCE: Final = "enforcing_since"
+
+
+class FailureResponseFields:
+    """Field names of FailureResponse, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("exit_code", "stdout")
+    EXIT_CODE: Final = "exit_code"
+    STDOUT: Final = "stdout"
+
+
+class NoteFields:
+    """Field names of Note, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("fact", "source")
+    FACT: Final = "fact"
+    SOURCE: Final = "source"
+
+
+class NativeResponseFields:
+    """Field names of NativeResponse, in native-response.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("transport", "exit_code", "enforced", "stdout", "stderr")
+    TRANSPORT: Final = "transport"
+    EXIT_CODE: Final = "exit_code"
+    ENFORCED: Final = "enforced"
+    STDOUT: Final = "stdout"
+    STDERR: Final = "stderr"
+
+
+class ToolCallEventFields:
+    """Field names of ToolCallEvent, in tool-call-event.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("schema_version", "event", "tool", "input", "this_call_vetoable", "meta", "response")
+    SCHEMA_VERSION: Final = "schema_version"
+    EVENT: Final = "event"
+    TOOL: Final = "tool"
+    INPUT: Final = "input"
+    THIS_CALL_VETOABLE: Final = "this_call_vetoable"
+    META: Final = "meta"
+    RESPONSE: Final = "response"
+
+
+class EventMetaFields:
+    """Field names of EventMeta, in tool-call-event.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("agent", "native_event", "integration_mode", "primary_gate_present", "passthrough", "session_id", "cwd", "permission_mode", "transcript_path", "native_tool")
+    AGENT: Final = "agent"
+    NATIVE_EVENT: Final = "native_event"
+    INTEGRATION_MODE: Final = "integration_mode"
+    PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
+    PASSTHROUGH: Final = "passthrough"
+    SESSION_ID: Final = "session_id"
+    CWD: Final = "cwd"
+    PERMISSION_MODE: Final = "permission_mode"
+    TRANSCRIPT_PATH: Final = "transcript_path"
+    NATIVE_TOOL: Final = "native_tool"
+
+
+class VerdictFields:
+    """Field names of Verdict, in verdict.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("decision", "mutated_input", "mutated_output", "additional_context", "reason")
+    DECISION: Final = "decision"
+    MUTATED_INPUT: Final = "mutated_input"
+    MUTATED_OUTPUT: Final = "mutated_output"
+    ADDITIONAL_CONTEXT: Final = "additional_context"
+    REASON: Final = "reason"
+
+
+MODELED_TOOL_INPUT_KEYS: Final[Mapping[str, str]] = MappingProxyType({"Bash": "command", "Edit": "file_path", "Read": "file_path", "WebFetch": "url", "Write": "file_path"})
+"""Canonical tool name to the input key a judge reads (tool-input-keys.json)."""
+
+MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFetch")
+"""Canonical tools whose input the contract models, in document order."""
+
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"run_shell_command": "Bash"})
+"""Native tool name to canonical tool name for every host and every call (tool-aliases.json)."""
+
+VERDICT_TEXT_FIELDS: Final[tuple[str, ...]] = ("additional_context", "reason")
+"""Verdict fields whose value is text (the string-typed properties of verdict.schema.json)."""

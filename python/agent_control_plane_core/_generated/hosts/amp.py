@@ -1,0 +1,42 @@
+# DO NOT EDIT: this file is generated.
+# source: schema/control-plane/v1/hosts/amp.json
+# template: templates/python/host.py.j2
+# regenerate: make codegen (python -m codegen)
+
+"""Declaration of the amp host: what it can carry and enforce."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+
+AGENT: Final = "amp"
+INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
+PRIMARY_GATE_PRESENT: Final = True
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "covered"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+NATIVE_ASK_TIER: Final = True
+UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
+    {
+        "post_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "pre_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+    }
+)
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"delegate": "pre_tool"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"pre_tool": "delegate"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({})
+INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "Bash": MappingProxyType({"cmd": "command"}),
+        "Read": MappingProxyType({"path": "file_path"}),
+    }
+)
+DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
+FAILURE_EXIT_CODE: Final = 1
+ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None

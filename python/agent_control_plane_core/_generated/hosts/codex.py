@@ -1,0 +1,40 @@
+# DO NOT EDIT: this file is generated.
+# source: schema/control-plane/v1/hosts/codex.json
+# template: templates/python/host.py.j2
+# regenerate: make codegen (python -m codegen)
+
+"""Declaration of the codex host: what it can carry and enforce."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+
+AGENT: Final = "codex"
+INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
+PRIMARY_GATE_PRESENT: Final = True
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "partial", "mcp": "uncovered", "resumed": "partial", "subagent": "partial"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool"})
+NATIVE_ASK_TIER: Final = False
+UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
+    {
+        "post_tool": frozenset({"mutated_input", "mutated_output"}),
+        "pre_tool": frozenset({"additional_context", "mutated_output"}),
+        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+    }
+)
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PermissionRequest": "pre_tool", "PostToolUse": "post_tool", "PreToolUse": "pre_tool"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({})
+INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+    }
+)
+DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
+FAILURE_EXIT_CODE: Final = 0
+ENFORCING_SINCE: Final[tuple[int, int, int] | None] = (0, 135, 0)

@@ -1,0 +1,24 @@
+"""Adapter registry: one module per host, looked up by agent id."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Final
+
+from .._generated.hosts import HOST_IDS
+from ._base import Adapter
+
+__all__ = ["AGENT_IDS", "Adapter", "adapter_for"]
+
+AGENT_IDS: Final[tuple[str, ...]] = HOST_IDS
+"""Ids of every shipped adapter, sorted."""
+
+
+def adapter_for(agent: str, **options: Any) -> Adapter:
+    """Return the adapter for an agent id, configured with options; never reads the environment."""
+    if agent not in AGENT_IDS:
+        raise ValueError(f"unknown agent {agent!r}: known agent ids are {', '.join(AGENT_IDS)}")
+    # Import only the host asked for: the hook path loads one adapter module.
+    module = importlib.import_module(f"{__name__}.{agent}")
+    adapter: Adapter = getattr(module, f"{agent}_adapter")
+    return adapter.configure(**options) if options else adapter

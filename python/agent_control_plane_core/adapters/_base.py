@@ -1,0 +1,214 @@
+"""Shared adapter machinery: the Adapter protocol, declaration-backed attributes and event building."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from .._generated.constants import (
+    CallClass,
+    CallClasses,
+    ContentField,
+    CoverageStatus,
+    EventKind,
+    EventKinds,
+    IntegrationMode,
+    IntegrationModes,
+    StandardMetaFields,
+)
+from .._generated.models.native_response_schema import NativeResponse
+from .._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
+from .._generated.models.verdict_schema import Verdict
+from .._model_base import ABSENT
+from ..contract import (
+    call_class,
+    canonical_tool,
+    make_event,
+    rename_input_keys,
+    to_object,
+    vetoable_for,
+)
+
+__all__ = ["Adapter", "HostAdapter", "NativeFields"]
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What every host adapter provides (contract.md §4)."""
+
+    AGENT: str
+    INTEGRATION_MODE: IntegrationMode
+    COVERAGE: Mapping[CallClass, CoverageStatus]
+    UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]]
+    NATIVE_ASK_TIER: bool
+    NATIVE_EVENT_FOR: Mapping[EventKind, str]
+
+    def parse(self, native: object) -> ToolCallEvent:
+        """Turn a raw hook payload into a ToolCallEvent; never raises."""
+        ...
+
+    def render(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    ) -> NativeResponse:
+        """Turn a verdict into the host's whole native response."""
+        ...
+
+    def configure(self, **options: Any) -> Adapter:
+        """Return a new adapter with these options; unknown options raise."""
+        ...
+
+
+class NativeFields:
+    """The native top-level fields one parse read, so the rest can go to passthrough verbatim."""
+
+    __slots__ = ("consumed", "payload")
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.payload = payload
+        self.consumed: set[str] = set()
+
+    def string(self, key: str) -> str | None:
+        """Consume key when its value is a string and return it; otherwise leave it in passthrough."""
+        value = self.payload.get(key)
+        if isinstance(value, str):
+            self.consumed.add(key)
+            return value
+        return None
+
+    def object(self, key: str) -> dict[str, Any]:
+        """Consume key when its value is an object and return it; otherwise return {}."""
+        value = self.payload.get(key)
+        if isinstance(value, dict):
+            self.consumed.add(key)
+            return value
+        return {}
+
+    def take(self, key: str) -> Any:
+        """Consume key whatever its value (the caller checked it is present)."""
+        self.consumed.add(key)
+        return self.payload[key]
+
+    def passthrough(self) -> dict[str, Any]:
+        """Every field not consumed, keyed and valued exactly as sent."""
+        return {k: v for k, v in self.payload.items() if k not in self.consumed}
+
+
+class HostAdapter:
+    """Base of the four shipped adapters: declaration constants plus the shared parse tail."""
+
+    DECLARATION: ModuleType
+    OPTIONS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self) -> None:
+        decl = self.DECLARATION
+        self.AGENT: str = decl.AGENT
+        self.INTEGRATION_MODE: IntegrationMode = decl.INTEGRATION_MODE
+        self.COVERAGE: Mapping[CallClass, CoverageStatus] = decl.COVERAGE
+        self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = decl.UNRENDERED_FIELDS
+        self.NATIVE_ASK_TIER: bool = decl.NATIVE_ASK_TIER
+        self.NATIVE_EVENT_FOR: Mapping[EventKind, str] = decl.NATIVE_EVENT_FOR
+        self.DEFAULT_BLOCK_REASON: str = decl.DEFAULT_BLOCK_REASON
+        self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.AGENT} {self.INTEGRATION_MODE}>"
+
+    def configure(self, **options: Any) -> HostAdapter:
+        """Return a new adapter with these options; an unknown option raises TypeError."""
+        unknown = sorted(set(options) - self.OPTIONS)
+        if unknown:
+            known = ", ".join(sorted(self.OPTIONS)) or "none"
+            raise TypeError(
+                f"{self.AGENT} adapter: unknown option(s) {', '.join(unknown)}; known: {known}"
+            )
+        return type(self)(**options)
+
+    def kind_of(self, native_event: str) -> EventKind:
+        """The event kind a native event name parses as (unknown when undeclared)."""
+        # A plain dict lookup: untrusted names like "__class__" are just strings here.
+        events: Mapping[str, EventKind] = self.DECLARATION.NATIVE_EVENTS
+        return events.get(native_event, EventKinds.UNKNOWN)
+
+    def build_event(
+        self,
+        fields: NativeFields,
+        *,
+        kind: EventKind,
+        native_event: str,
+        native_tool: str | None,
+        tool_input: dict[str, Any],
+        call_fields: tuple[object, object],
+        response: Any = ABSENT,
+        vetoable: bool | None = None,
+    ) -> ToolCallEvent:
+        """Finish a parse: standard meta, renames, aliases, call class, vetoability, passthrough."""
+        decl = self.DECLARATION
+        standard = {}
+        for name in StandardMetaFields.ALL:
+            value = fields.string(name)
+            if value is not None:
+                standard[name] = value
+        calls = call_class(native_tool, *call_fields)
+        if native_tool is not None and calls == CallClasses.BUILTIN:
+            renames = decl.INPUT_KEY_RENAMES.get(native_tool)
+            if renames is not None:
+                tool_input = rename_input_keys(tool_input, renames)
+        tool = canonical_tool(native_tool, tool_input, calls, decl.TOOL_ALIASES)
+        if vetoable is None:
+            vetoable = vetoable_for(kind, calls, decl.GATED_KINDS, decl.COVERAGE)
+        # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
+        vetoable = vetoable and self.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
+        meta = EventMeta(
+            agent=self.AGENT,
+            native_event=native_event,
+            integration_mode=self.INTEGRATION_MODE,
+            primary_gate_present=decl.PRIMARY_GATE_PRESENT,
+            passthrough=fields.passthrough(),
+            native_tool=ABSENT if native_tool is None else native_tool,
+            **standard,
+        )
+        return make_event(
+            event=kind,
+            tool=tool,
+            input=tool_input,
+            this_call_vetoable=vetoable,
+            meta=meta,
+            response=response,
+        )
+
+    def response(
+        self,
+        *,
+        exit_code: int = 0,
+        enforced: bool = False,
+        stdout: dict[str, Any] | None = None,
+        stderr: str | None = None,
+    ) -> NativeResponse:
+        """A NativeResponse on this adapter's transport; None leaves stdout or stderr absent."""
+        return NativeResponse(
+            transport=self.INTEGRATION_MODE,
+            exit_code=exit_code,
+            enforced=enforced,
+            stdout=ABSENT if stdout is None else stdout,
+            stderr=ABSENT if stderr is None else stderr,
+        )
+
+    def block_reason(self, verdict: Verdict) -> str:
+        """The verdict's reason when non-empty, else the host's default block reason."""
+        reason = verdict.reason
+        return reason if isinstance(reason, str) and reason else self.DEFAULT_BLOCK_REASON
+
+    def carries(self, kind: EventKind, field: ContentField) -> bool:
+        """Tell whether this host has a channel for a content field on this kind."""
+        return field not in self.UNRENDERED_FIELDS[kind]
+
+
+def _text(value: object, fallback: str | None = None) -> str | None:
+    """An optional text field's value when present (empty included), else the fallback."""
+    return value if isinstance(value, str) else fallback
+
+
+def payload_fields(native: object) -> NativeFields:
+    """Wrap a decoded payload; a non-object payload parses as an empty one (nothing to key)."""
+    return NativeFields(to_object(native))

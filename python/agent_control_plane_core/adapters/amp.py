@@ -1,0 +1,49 @@
+"""Amp adapter: a delegate permission program that answers with its exit code alone."""
+
+from __future__ import annotations
+
+from .._generated.constants import Decisions, EventKinds
+from .._generated.hosts import amp as declaration
+from .._generated.models.native_response_schema import NativeResponse
+from .._generated.models.tool_call_event_schema import ToolCallEvent
+from .._generated.models.verdict_schema import Verdict
+from ._base import HostAdapter, _text, payload_fields
+
+__all__ = ["AmpAdapter", "amp_adapter"]
+
+# Amp delegate exit codes (host-protocols.md §4): 0 allows, 1 asks the operator, 2 rejects.
+_ALLOW, _ASK, _REJECT = 0, 1, 2
+
+
+class AmpAdapter(HostAdapter):
+    """Parses the Amp delegate envelope and renders verdicts as Amp's exit codes."""
+
+    DECLARATION = declaration
+
+    def parse(self, native: object) -> ToolCallEvent:
+        """Turn an Amp delegate envelope {tool, input, ...} into a ToolCallEvent; never raises."""
+        fields = payload_fields(native)
+        payload = fields.payload
+        # Every delegate call is a pre-tool permission check; the payload names no event.
+        return self.build_event(
+            fields,
+            kind=EventKinds.PRE_TOOL,
+            native_event=self.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL],
+            native_tool=fields.string("tool"),
+            tool_input=fields.object("input"),
+            call_fields=(payload.get("mcp_context"), payload.get("agent_type")),
+        )
+
+    def render(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    ) -> NativeResponse:
+        """Render a verdict as Amp's exit code, with the reason on stderr for a rejection."""
+        if verdict.decision == Decisions.ALLOW:
+            return self.response(exit_code=_ALLOW)
+        if verdict.decision == Decisions.DENY and event.this_call_vetoable:
+            return self.response(exit_code=_REJECT, enforced=True, stderr=_text(verdict.reason))
+        # An ask, or a deny the host will not enforce here, puts the call before the operator.
+        return self.response(exit_code=_ASK)
+
+
+amp_adapter = AmpAdapter()

@@ -1,0 +1,221 @@
+"""The host-neutral rules every adapter shares: events, verdicts, coercions, aliases, vetoability."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeGuard
+
+from ._generated.constants import (
+    MODELED_TOOL_INPUT_KEYS,
+    SCHEMA_VERSION,
+    TOOL_ALIASES,
+    VERDICT_TEXT_FIELDS,
+    CallClass,
+    CallClasses,
+    ContentFields,
+    CoverageStatus,
+    Decisions,
+    EventKind,
+    EventKinds,
+    IntegrationModes,
+    VerdictFields,
+    VetoingCoverages,
+)
+from ._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
+from ._generated.models.verdict_schema import Verdict
+from ._model_base import ABSENT, Absent
+
+__all__ = [
+    "call_class",
+    "canonical_tool",
+    "coverage_allows_veto",
+    "make_event",
+    "normalize_verdict",
+    "parse_version",
+    "present",
+    "rename_input_keys",
+    "sanitize_verdict",
+    "to_object",
+    "to_string",
+    "vetoable_for",
+]
+
+# contract.md §3: an MCP tool name is mcp_ or mcp__ followed by a server name.
+_MCP_TOOL: Final = re.compile(r"^mcp__?[^_]")
+# contract.md §3: semver-coerce, the first run of up to three dot-separated integers.
+_VERSION: Final = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+_OPTIONAL_VERDICT_FIELDS: Final = tuple(
+    name for name in VerdictFields.ALL if name != VerdictFields.DECISION
+)
+
+
+def to_object(value: object) -> dict[str, Any]:
+    """Return value if it is a JSON object, else an empty one; never raises."""
+    return value if isinstance(value, dict) else {}
+
+
+def to_string(value: object, fallback: str | None = None) -> str | None:
+    """Return value if it is a string, else the fallback; never raises."""
+    return value if isinstance(value, str) else fallback
+
+
+def make_event(
+    *,
+    event: EventKind,
+    tool: str | None,
+    input: dict[str, Any],
+    this_call_vetoable: bool,
+    meta: EventMeta,
+    response: Any = ABSENT,
+) -> ToolCallEvent:
+    """Build a ToolCallEvent, raising on an adapter bug: a bad kind, a non-bool or impossible veto."""
+    if event not in EventKinds.ALL:
+        raise ValueError(f"make_event: event kind {event!r} is not one of {EventKinds.ALL}")
+    if not isinstance(this_call_vetoable, bool):
+        raise TypeError(
+            f"make_event: this_call_vetoable must be a bool, got {type(this_call_vetoable).__name__}"
+        )
+    # tool-call-event.schema.json allOf: neither an unknown event nor an observe-only one vetoes.
+    if this_call_vetoable and event == EventKinds.UNKNOWN:
+        raise ValueError("make_event: an unknown event cannot be vetoable")
+    if this_call_vetoable and meta.integration_mode == IntegrationModes.OBSERVE_ONLY:
+        raise ValueError("make_event: an observe_only event cannot be vetoable")
+    return ToolCallEvent(
+        schema_version=SCHEMA_VERSION,
+        event=event,
+        tool=tool,
+        input=input,
+        this_call_vetoable=this_call_vetoable,
+        meta=meta,
+        response=response,
+    )
+
+
+def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
+    """Return a Verdict from a Verdict or mapping, keeping only modelled fields that are present."""
+    if isinstance(verdict, Verdict):
+        mapping: Mapping[str, Any] = verdict.to_dict()
+    elif isinstance(verdict, Mapping):
+        mapping = verdict
+    else:
+        raise TypeError(f"normalize_verdict: expected a Verdict or mapping, got {verdict!r}")
+    decision = mapping.get(VerdictFields.DECISION)
+    if decision not in Decisions.ALL:
+        raise ValueError(f"normalize_verdict: decision {decision!r} is not one of {Decisions.ALL}")
+    kept = {name: mapping[name] for name in _OPTIONAL_VERDICT_FIELDS if name in mapping}
+    return Verdict(decision=decision, **kept)
+
+
+def sanitize_verdict(
+    untrusted: object, sanitize_text: Callable[[str], str] | None = None
+) -> Verdict:
+    """Turn any judge output into a valid Verdict; an invalid decision is clamped to ask."""
+    source = untrusted if isinstance(untrusted, Mapping) else {}
+    decision = source.get(VerdictFields.DECISION) if isinstance(untrusted, Mapping) else untrusted
+    fields: dict[str, Any] = {}
+    for name in VERDICT_TEXT_FIELDS:
+        text = source.get(name)
+        if isinstance(text, str):
+            if sanitize_text is not None:
+                text = sanitize_text(text)
+                if not isinstance(text, str):
+                    raise TypeError(
+                        f"sanitize_verdict: sanitize_text returned {type(text).__name__}, not str"
+                    )
+            fields[name] = text
+    mutated_input = source.get(ContentFields.MUTATED_INPUT)
+    if isinstance(mutated_input, dict):
+        fields[ContentFields.MUTATED_INPUT] = mutated_input
+    if ContentFields.MUTATED_OUTPUT in source:
+        fields[ContentFields.MUTATED_OUTPUT] = source[ContentFields.MUTATED_OUTPUT]
+    if decision in Decisions.ALL:
+        return Verdict(decision=decision, **fields)
+    note = f'[control-plane: invalid verdict decision {_json_text(decision)} clamped to "ask"]'
+    reason = fields.get(VerdictFields.REASON)
+    fields[VerdictFields.REASON] = f"{reason} {note}" if reason else note
+    return Verdict(decision=Decisions.ASK, **fields)
+
+
+def _json_text(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return json.dumps(repr(value), ensure_ascii=False)
+
+
+def rename_input_keys(tool_input: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+    """Rename input keys per the host's declaration; a rename never overwrites a present key."""
+    if not any(old in tool_input and new not in tool_input for old, new in renames.items()):
+        return tool_input
+    renamed = dict(tool_input)
+    for old, new in renames.items():
+        if old in renamed and new not in renamed:
+            renamed[new] = renamed.pop(old)
+    return renamed
+
+
+def canonical_tool(
+    native_tool: str | None,
+    tool_input: Mapping[str, Any],
+    calls: CallClass,
+    host_aliases: Mapping[str, str],
+) -> str | None:
+    """Map a native tool name to its canonical name per the global and host alias rules."""
+    if native_tool is None:
+        return None
+    # contract.md §3: the global aliases apply to every call of every host.
+    alias = TOOL_ALIASES.get(native_tool)
+    if alias is not None:
+        return alias
+    target = host_aliases.get(native_tool)
+    if (
+        target is not None
+        and calls == CallClasses.BUILTIN
+        and MODELED_TOOL_INPUT_KEYS.get(target) in tool_input
+    ):
+        return target
+    return native_tool
+
+
+def call_class(native_tool: str | None, mcp_context: object, agent_type: object) -> CallClass:
+    """Classify one call as mcp, subagent or builtin from the fields the adapter read."""
+    if (native_tool is not None and _MCP_TOOL.match(native_tool)) or isinstance(mcp_context, dict):
+        return CallClasses.MCP
+    if isinstance(agent_type, str) and agent_type:
+        return CallClasses.SUBAGENT
+    return CallClasses.BUILTIN
+
+
+def coverage_allows_veto(status: CoverageStatus | None) -> bool:
+    """Tell whether a coverage status lets a block be honoured (covered or partial)."""
+    return status in VetoingCoverages.ALL
+
+
+def vetoable_for(
+    kind: EventKind,
+    calls: CallClass,
+    gated_kinds: frozenset[EventKind],
+    coverage: Mapping[CallClass, CoverageStatus],
+) -> bool:
+    """Tell whether a deny on this kind and call class is enforced by the host."""
+    if kind == EventKinds.UNKNOWN or kind not in gated_kinds:
+        return False
+    return coverage_allows_veto(coverage.get(calls))
+
+
+def parse_version(text: object) -> tuple[int, int, int] | None:
+    """Read a version the way semver coerce does; None when there are no digits."""
+    if not isinstance(text, str):
+        return None
+    found = _VERSION.search(text)
+    if found is None:
+        return None
+    major, minor, patch = (int(part) if part else 0 for part in found.groups())
+    return (major, minor, patch)
+
+
+def present(value: object) -> TypeGuard[Any]:
+    """Tell whether an optional dataclass field holds a value (null included) rather than ABSENT."""
+    return not isinstance(value, Absent)
