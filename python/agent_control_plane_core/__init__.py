@@ -13,8 +13,7 @@ from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
-from .adapters import AGENT_IDS, Adapter, adapter_for
-from .adapters.codex import create_codex_adapter
+from .adapters import AGENT_IDS, Adapter, adapter_for, create_codex_adapter
 from .contract import make_event, normalize_verdict, sanitize_verdict
 
 __all__ = [

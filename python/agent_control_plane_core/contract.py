@@ -112,8 +112,13 @@ def sanitize_verdict(
     untrusted: object, sanitize_text: Callable[[str], str] | None = None
 ) -> Verdict:
     """Turn any judge output into a valid Verdict; an invalid decision is clamped to ask."""
-    source = untrusted if isinstance(untrusted, Mapping) else {}
-    decision = source.get(VerdictFields.DECISION) if isinstance(untrusted, Mapping) else untrusted
+    if isinstance(untrusted, Mapping):
+        source: Mapping[str, Any] = untrusted
+        decision = source.get(VerdictFields.DECISION)
+        valid = decision in Decisions.ALL
+    else:
+        # A verdict that is not an object has no decision at all; the note names the whole value.
+        source, decision, valid = {}, untrusted, False
     fields: dict[str, Any] = {}
     for name in VERDICT_TEXT_FIELDS:
         text = source.get(name)
@@ -130,7 +135,7 @@ def sanitize_verdict(
         fields[ContentFields.MUTATED_INPUT] = mutated_input
     if ContentFields.MUTATED_OUTPUT in source:
         fields[ContentFields.MUTATED_OUTPUT] = source[ContentFields.MUTATED_OUTPUT]
-    if decision in Decisions.ALL:
+    if valid:
         return Verdict(decision=decision, **fields)
     note = f'[control-plane: invalid verdict decision {_json_text(decision)} clamped to "ask"]'
     reason = fields.get(VerdictFields.REASON)

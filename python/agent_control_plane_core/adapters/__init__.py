@@ -8,7 +8,7 @@ from typing import Any, Final
 from .._generated.hosts import HOST_IDS
 from ._base import Adapter
 
-__all__ = ["AGENT_IDS", "Adapter", "adapter_for"]
+__all__ = ["AGENT_IDS", "Adapter", "adapter_for", "create_codex_adapter"]
 
 AGENT_IDS: Final[tuple[str, ...]] = HOST_IDS
 """Ids of every shipped adapter, sorted."""
@@ -22,3 +22,8 @@ def adapter_for(agent: str, **options: Any) -> Adapter:
     module = importlib.import_module(f"{__name__}.{agent}")
     adapter: Adapter = getattr(module, f"{agent}_adapter")
     return adapter.configure(**options) if options else adapter
+
+
+def create_codex_adapter(version: str | None = None) -> Adapter:
+    """Return the Codex adapter for the Codex version the launcher pins (None: observe only)."""
+    return adapter_for("codex", codex_version=version)

@@ -13,7 +13,7 @@ from .._model_base import ABSENT
 from ..contract import parse_version, present
 from ._base import HostAdapter, _text, payload_fields
 
-__all__ = ["CodexAdapter", "codex_adapter", "create_codex_adapter"]
+__all__ = ["CodexAdapter", "codex_adapter"]
 
 
 class CodexAdapter(HostAdapter):
@@ -116,11 +116,6 @@ class CodexAdapter(HostAdapter):
             elif present(verdict.reason):
                 body["reason"] = verdict.reason
         return body, reason
-
-
-def create_codex_adapter(version: str | None = None) -> CodexAdapter:
-    """Return a Codex adapter for the Codex version the launcher pins (None: observe only)."""
-    return CodexAdapter(codex_version=version)
 
 
 codex_adapter = CodexAdapter()

@@ -1,0 +1,44 @@
+"""Shared test fixtures: repository paths and the shared reference folder (env ACP_SHARED_DIR)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA_DIR = REPO / "schema" / "control-plane" / "v1"
+FIXTURES_DIR = REPO / "fixtures"
+
+
+def shared_dir() -> Path:
+    """The shared folder with reference data: env ACP_SHARED_DIR, default ../shared."""
+    return Path(os.environ.get("ACP_SHARED_DIR", REPO.parent / "shared"))
+
+
+def reference_dir() -> Path:
+    """The reference folder, or skip the test with the reason when it is absent."""
+    path = shared_dir() / "reference"
+    if not path.is_dir():
+        pytest.skip(f"reference data not found at {path}: set ACP_SHARED_DIR to the shared folder")
+    return path
+
+
+def load_json(path: Path) -> Any:
+    """Parse a JSON file."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def behaviour_lines() -> list[dict[str, Any]]:
+    """Every line of the reference behaviour corpus."""
+    path = reference_dir() / "behaviour.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def reference_fixtures() -> dict[str, Any]:
+    """The reference golden fixture files, by agent id."""
+    folder = reference_dir() / "fixtures"
+    return {path.stem: load_json(path) for path in sorted(folder.glob("*.json"))}

@@ -1,0 +1,215 @@
+"""Adapter registry, declarations and parse robustness across the four hosts."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from conftest import SCHEMA_DIR, load_json
+
+from agent_control_plane_core import (
+    AGENT_IDS,
+    Adapter,
+    EventKinds,
+    Verdict,
+    adapter_for,
+    create_codex_adapter,
+)
+from agent_control_plane_core._generated.constants import CallClasses
+from agent_control_plane_core.schemas import validator_for
+
+# A spread of JSON values, including shapes a host never sends, for the never-raises rule.
+ODD_VALUES: list[Any] = [None, True, 0, -1.5, "", "x", [], [1, {}], {}, {"a": None}, "__class__"]
+
+
+def test_agent_ids_are_the_declared_hosts() -> None:
+    assert AGENT_IDS == ("amp", "claude", "codex", "gemini")
+    assert AGENT_IDS == tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json")))
+
+
+def test_unknown_agent_id_names_the_known_ids() -> None:
+    with pytest.raises(ValueError, match="known agent ids are amp, claude, codex, gemini"):
+        adapter_for("cursor")
+
+
+def test_unknown_option_raises_naming_the_known_ones() -> None:
+    with pytest.raises(TypeError, match="unknown option.*codex_versoin.*known: codex_version"):
+        adapter_for("codex", codex_versoin="0.150.0")
+    with pytest.raises(TypeError, match="known: none"):
+        adapter_for("claude", sole_gate=True)
+
+
+def test_adapter_for_never_reads_the_environment() -> None:
+    code = "from agent_control_plane_core import adapter_for; print(adapter_for('codex').INTEGRATION_MODE)"
+    env = {"ACP_CODEX_VERSION": "0.150.0", "PATH": ""}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "observe_only"
+
+
+def test_gemini_has_no_native_ask_tier() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from agent_control_plane_core import adapter_for; print(adapter_for('gemini').NATIVE_ASK_TIER)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout == "False\n"
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_adapter_attributes_mirror_the_declaration_document(agent: str) -> None:
+    adapter = adapter_for(agent)
+    assert isinstance(adapter, Adapter)
+    document = load_json(SCHEMA_DIR / "hosts" / f"{agent}.json")
+    assert adapter.AGENT == agent
+    assert adapter.NATIVE_ASK_TIER is document["native_ask_tier"]
+    assert dict(adapter.COVERAGE) == document["coverage"]
+    assert set(adapter.COVERAGE) == set(CallClasses.ALL)
+    assert dict(adapter.NATIVE_EVENT_FOR) == document["native_event_for"]
+    assert set(adapter.UNRENDERED_FIELDS) == set(EventKinds.ALL)
+    for kind, row in adapter.UNRENDERED_FIELDS.items():
+        assert isinstance(row, frozenset)
+        assert row == set(document["unrendered_fields"][kind])
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_declarations_are_immutable(agent: str) -> None:
+    adapter = adapter_for(agent)
+    with pytest.raises(TypeError):
+        adapter.UNRENDERED_FIELDS["pre_tool"] = frozenset()  # type: ignore[index]
+    with pytest.raises(TypeError):
+        adapter.COVERAGE["mcp"] = "covered"  # type: ignore[index]
+    assert isinstance(adapter.UNRENDERED_FIELDS, Mapping)
+
+
+def test_codex_enforces_from_0_135_only() -> None:
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    for version, vetoable in [
+        ("0.135.0", True),
+        ("0.150.0", True),
+        ("v1.2", True),
+        ("0.134.9", False),
+        ("garbage", False),
+        (None, False),
+    ]:
+        event = create_codex_adapter(version=version).parse(payload)
+        assert event.this_call_vetoable is vetoable, version
+        assert event.meta.integration_mode == ("external_hook" if vetoable else "observe_only")
+    assert adapter_for("codex", codex_version="0.150.0").INTEGRATION_MODE == "external_hook"
+
+
+def test_codex_post_tool_vetoes_whenever_the_version_enforces() -> None:
+    payload = {"hook_event_name": "PostToolUse", "tool_name": "mcp__x__y", "tool_input": {}}
+    assert create_codex_adapter(version="0.135.0").parse(payload).this_call_vetoable
+    assert not create_codex_adapter().parse(payload).this_call_vetoable
+
+
+def test_amp_renames_dialect_keys_without_overwriting() -> None:
+    amp = adapter_for("amp")
+    assert amp.parse({"tool": "Bash", "input": {"cmd": "ls"}}).input == {"command": "ls"}
+    assert amp.parse({"tool": "Bash", "input": {"cmd": "a", "command": "b"}}).input == {
+        "cmd": "a",
+        "command": "b",
+    }
+    assert amp.parse({"tool": "Read", "input": {"path": "/x"}}).input == {"file_path": "/x"}
+
+
+def test_gemini_aliases_only_builtin_calls_with_the_advertised_key() -> None:
+    gemini = adapter_for("gemini")
+    builtin = gemini.parse(
+        {
+            "hook_event_name": "BeforeTool",
+            "tool_name": "read_file",
+            "tool_input": {"absolute_path": "/a"},
+        }
+    )
+    assert (builtin.tool, builtin.input) == ("Read", {"file_path": "/a"})
+    assert builtin.meta.native_tool == "read_file"
+    mcp = gemini.parse(
+        {
+            "hook_event_name": "BeforeTool",
+            "tool_name": "read_file",
+            "tool_input": {"absolute_path": "/a"},
+            "mcp_context": {},
+        }
+    )
+    assert (mcp.tool, mcp.input, mcp.this_call_vetoable) == (
+        "read_file",
+        {"absolute_path": "/a"},
+        False,
+    )
+    fetch = gemini.parse(
+        {"hook_event_name": "BeforeTool", "tool_name": "web_fetch", "tool_input": {"url": "u"}}
+    )
+    assert fetch.tool == "web_fetch"
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_parse_never_raises_and_always_validates(agent: str) -> None:
+    adapter = (
+        adapter_for(agent, codex_version="0.150.0") if agent == "codex" else adapter_for(agent)
+    )
+    validator = validator_for("tool-call-event")
+    keys = [
+        "hook_event_name",
+        "tool_name",
+        "tool_input",
+        "tool_response",
+        "prompt",
+        "session_id",
+        "tool",
+        "input",
+        "agent_type",
+        "mcp_context",
+    ]
+    names = [
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+        "BeforeTool",
+        "AfterTool",
+        "BeforeAgent",
+        "PermissionRequest",
+        "Stop",
+    ]
+    payloads: list[Any] = list(ODD_VALUES)
+    for key, value in itertools.product(keys, ODD_VALUES):
+        payloads += [{key: value}] + [{"hook_event_name": name, key: value} for name in names]
+    for payload in payloads:
+        event = adapter.parse(payload)
+        assert validator.is_valid(event.to_dict()), payload
+        if event.event == "unknown":
+            assert not event.this_call_vetoable
+        for decision in ("allow", "deny", "ask"):
+            response = adapter.render(Verdict(decision=decision, reason=""), event)
+            assert not (response.enforced and response.exit_code == 0)
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_parse_keeps_every_unconsumed_field_verbatim(agent: str) -> None:
+    adapter = adapter_for(agent)
+    payload = {
+        "future_field": {"nested": [1, None]},
+        "session_id": 7,
+        "cwd": None,
+        "version": "9.9.9",
+    }
+    event = adapter.parse(payload)
+    assert event.meta.passthrough == payload
+    assert event.meta.to_dict().keys() >= {"passthrough"}
+    assert "session_id" not in event.meta.to_dict()

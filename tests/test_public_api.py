@@ -1,0 +1,50 @@
+"""The public surface: an explicit, sorted __all__ pinned here."""
+
+from __future__ import annotations
+
+import agent_control_plane_core as acp
+from agent_control_plane_core import adapters, contract, schemas
+
+PUBLIC = [
+    "ABSENT",
+    "AGENT_IDS",
+    "CONTROL_PLANE_SCHEMA",
+    "MODELED_TOOLS",
+    "MODELED_TOOL_INPUT_KEYS",
+    "SCHEMA_VERSION",
+    "Adapter",
+    "Decisions",
+    "EventKinds",
+    "EventMeta",
+    "IntegrationModes",
+    "NativeResponse",
+    "ToolCallEvent",
+    "Verdict",
+    "adapter_for",
+    "create_codex_adapter",
+    "make_event",
+    "normalize_verdict",
+    "sanitize_verdict",
+]
+
+
+def test_package_all_is_pinned() -> None:
+    assert acp.__all__ == PUBLIC
+
+
+def test_every_exported_name_exists() -> None:
+    for module in (acp, adapters, contract, schemas):
+        for name in module.__all__:
+            assert hasattr(module, name), f"{module.__name__}.{name}"
+
+
+def test_submodule_all_lists_are_sorted() -> None:
+    for module in (adapters, contract, schemas):
+        assert module.__all__ == sorted(module.__all__), module.__name__
+
+
+def test_versions_are_pinned() -> None:
+    assert acp.SCHEMA_VERSION == 1
+    assert acp.CONTROL_PLANE_SCHEMA == "control-plane/v1"
+    assert acp.MODELED_TOOLS == ("Bash", "Edit", "Write", "Read", "WebFetch")
+    assert acp.MODELED_TOOL_INPUT_KEYS["WebFetch"] == "url"
