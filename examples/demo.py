@@ -82,7 +82,7 @@ def main() -> int:
             print(
                 f"{agent:6} {command!r:11} tool={event.tool} vetoable={event.this_call_vetoable}"
                 f" -> {verdict.decision:5} exit={response.exit_code}"
-                f" enforced={str(response.enforced):5} stderr={stderr!r} stdout={stdout}"
+                f" enforced={response.enforced!s:5} stderr={stderr!r} stdout={stdout}"
             )
     checked = len(AGENT_IDS) * len(COMMANDS)
     print(f"\n{checked} payloads parsed, judged and rendered; {invalid} schema violations")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conftest import FIXTURES_DIR, load_json
-
 from agent_control_plane_core import Verdict, adapter_for
 from agent_control_plane_core.adapters import Adapter
+
+from conftest import FIXTURES_DIR, load_json
 
 
 def registry() -> dict[str, dict[str, Any]]:

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from conftest import SCHEMA_DIR, load_json
 
 from agent_control_plane_core import (
     AGENT_IDS,
@@ -22,13 +21,15 @@ from agent_control_plane_core import (
 from agent_control_plane_core._generated.constants import CallClasses
 from agent_control_plane_core.schemas import validator_for
 
+from conftest import SCHEMA_DIR, load_json
+
 # A spread of JSON values, including shapes a host never sends, for the never-raises rule.
 ODD_VALUES: list[Any] = [None, True, 0, -1.5, "", "x", [], [1, {}], {}, {"a": None}, "__class__"]
 
 
 def test_agent_ids_are_the_declared_hosts() -> None:
     assert AGENT_IDS == ("amp", "claude", "codex", "gemini")
-    assert AGENT_IDS == tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json")))
+    assert tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json"))) == AGENT_IDS
 
 
 def test_unknown_agent_id_names_the_known_ids() -> None:
@@ -37,7 +38,7 @@ def test_unknown_agent_id_names_the_known_ids() -> None:
 
 
 def test_unknown_option_raises_naming_the_known_ones() -> None:
-    with pytest.raises(TypeError, match="unknown option.*codex_versoin.*known: codex_version"):
+    with pytest.raises(TypeError, match=r"unknown option.*codex_versoin.*known: codex_version"):
         adapter_for("codex", codex_versoin="0.150.0")
     with pytest.raises(TypeError, match="known: none"):
         adapter_for("claude", sole_gate=True)
@@ -71,7 +72,7 @@ def test_adapter_attributes_mirror_the_declaration_document(agent: str) -> None:
     adapter = adapter_for(agent)
     assert isinstance(adapter, Adapter)
     document = load_json(SCHEMA_DIR / "hosts" / f"{agent}.json")
-    assert adapter.AGENT == agent
+    assert agent == adapter.AGENT
     assert adapter.NATIVE_ASK_TIER is document["native_ask_tier"]
     assert dict(adapter.COVERAGE) == document["coverage"]
     assert set(adapter.COVERAGE) == set(CallClasses.ALL)

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
-
 from codegen.driver import GENERATED, MANAGED, check, render_all
+
+from conftest import REPO
 
 
 def _run_codegen(

@@ -7,11 +7,12 @@ import copy
 from typing import Any
 
 import pytest
-from conftest import FIXTURES_DIR, behaviour_lines, load_json, reference_fixtures
-from reference_runner import registry, run, unexplained
 
 from agent_control_plane_core import AGENT_IDS
 from agent_control_plane_core.schemas import validator_for
+
+from conftest import FIXTURES_DIR, behaviour_lines, load_json, reference_fixtures
+from reference_runner import registry, run, unexplained
 
 
 def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:

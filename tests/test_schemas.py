@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SCHEMA_DIR, behaviour_lines, load_json, reference_dir, reference_fixtures
 from jsonschema import Draft202012Validator
 
 from agent_control_plane_core import schemas
 from agent_control_plane_core._generated.constants import CONTROL_PLANE_SCHEMA, EventKinds
+
+from conftest import SCHEMA_DIR, behaviour_lines, load_json, reference_dir, reference_fixtures
 
 GOOD_EVENT: dict[str, Any] = {
     "schema_version": 1,

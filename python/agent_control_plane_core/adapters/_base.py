@@ -108,6 +108,8 @@ class HostAdapter:
         self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = decl.UNRENDERED_FIELDS
         self.NATIVE_ASK_TIER: bool = decl.NATIVE_ASK_TIER
         self.NATIVE_EVENT_FOR: Mapping[EventKind, str] = decl.NATIVE_EVENT_FOR
+        # Host-scoped aliases (the global map is in constants); conformance checks each is witnessed.
+        self.TOOL_ALIASES: Mapping[str, str] = decl.TOOL_ALIASES
         self.DEFAULT_BLOCK_REASON: str = decl.DEFAULT_BLOCK_REASON
         self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
 
