@@ -16,6 +16,7 @@ from ._generated.constants import (
     CallClasses,
     ContentFields,
     CoverageStatus,
+    Decision,
     Decisions,
     EventKind,
     EventKinds,
@@ -115,10 +116,9 @@ def sanitize_verdict(
     if isinstance(untrusted, Mapping):
         source: Mapping[str, Any] = untrusted
         decision = source.get(VerdictFields.DECISION)
-        valid = decision in Decisions.ALL
     else:
         # A verdict that is not an object has no decision at all; the note names the whole value.
-        source, decision, valid = {}, untrusted, False
+        source, decision = {}, None
     fields: dict[str, Any] = {}
     for name in VERDICT_TEXT_FIELDS:
         text = source.get(name)
@@ -135,12 +135,17 @@ def sanitize_verdict(
         fields[ContentFields.MUTATED_INPUT] = mutated_input
     if ContentFields.MUTATED_OUTPUT in source:
         fields[ContentFields.MUTATED_OUTPUT] = source[ContentFields.MUTATED_OUTPUT]
-    if valid:
+    if isinstance(untrusted, Mapping) and _is_decision(decision):
         return Verdict(decision=decision, **fields)
-    note = f'[control-plane: invalid verdict decision {_json_text(decision)} clamped to "ask"]'
+    shown = decision if isinstance(untrusted, Mapping) else untrusted
+    note = f'[control-plane: invalid verdict decision {_json_text(shown)} clamped to "ask"]'
     reason = fields.get(VerdictFields.REASON)
     fields[VerdictFields.REASON] = f"{reason} {note}" if reason else note
     return Verdict(decision=Decisions.ASK, **fields)
+
+
+def _is_decision(value: object) -> TypeGuard[Decision]:
+    return value in Decisions.ALL
 
 
 def _json_text(value: object) -> str:
