@@ -206,11 +206,6 @@ class HostAdapter:
         return field not in self.UNRENDERED_FIELDS[kind]
 
 
-def _text(value: object, fallback: str | None = None) -> str | None:
-    """An optional text field's value when present (empty included), else the fallback."""
-    return value if isinstance(value, str) else fallback
-
-
 def payload_fields(native: object) -> NativeFields:
     """Wrap a decoded payload; a non-object payload parses as an empty one (nothing to key)."""
     return NativeFields(to_object(native))

@@ -7,7 +7,8 @@ from .._generated.hosts import amp as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from ._base import HostAdapter, _text, payload_fields
+from ..contract import to_string
+from ._base import HostAdapter, payload_fields
 
 __all__ = ["AmpAdapter", "amp_adapter"]
 
@@ -41,7 +42,7 @@ class AmpAdapter(HostAdapter):
         if verdict.decision == Decisions.ALLOW:
             return self.response(exit_code=_ALLOW)
         if verdict.decision == Decisions.DENY and event.this_call_vetoable:
-            return self.response(exit_code=_REJECT, enforced=True, stderr=_text(verdict.reason))
+            return self.response(exit_code=_REJECT, enforced=True, stderr=to_string(verdict.reason))
         # An ask, or a deny the host will not enforce here, puts the call before the operator.
         return self.response(exit_code=_ASK)
 

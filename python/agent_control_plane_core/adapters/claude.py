@@ -10,8 +10,8 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from .._model_base import ABSENT
-from ..contract import present
-from ._base import HostAdapter, _text, payload_fields
+from ..contract import present, to_string
+from ._base import HostAdapter, payload_fields
 
 __all__ = ["ClaudeAdapter", "claude_adapter"]
 
@@ -62,7 +62,7 @@ class ClaudeAdapter(HostAdapter):
         if verdict.decision == Decisions.DENY and event.this_call_vetoable:
             # Exit 2 blocks and hands stderr to the model; with no reason the block still holds.
             return self.response(
-                exit_code=2, enforced=True, stdout=body, stderr=_text(verdict.reason)
+                exit_code=2, enforced=True, stdout=body, stderr=to_string(verdict.reason)
             )
         return self.response(stdout=body)
 

@@ -10,8 +10,8 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from .._model_base import ABSENT
-from ..contract import parse_version, present
-from ._base import HostAdapter, _text, payload_fields
+from ..contract import parse_version, present, to_string
+from ._base import HostAdapter, payload_fields
 
 __all__ = ["CodexAdapter", "codex_adapter"]
 
@@ -96,7 +96,7 @@ class CodexAdapter(HostAdapter):
             # Codex has no ask tier: ask renders the advisory deny (codex-ask-advisory), and a
             # deny needs a non-empty reason or the hook fails open.
             out["permissionDecision"] = "deny"
-            advisory = _text(verdict.reason)
+            advisory = to_string(verdict.reason)
             if enforced or advisory is not None:
                 out["permissionDecisionReason"] = reason if enforced else advisory
         return {"hookSpecificOutput": out}, reason

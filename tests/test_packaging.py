@@ -1,0 +1,30 @@
+"""The built wheel ships the schema documents byte-equal to schema/ and the typing marker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from conftest import REPO
+
+
+def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(REPO)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("agent_control_plane_core-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        sources = sorted((REPO / "schema").rglob("*.json"))
+        assert len(sources) >= 10
+        for source in sources:
+            inside = "agent_control_plane_core/schema/" + source.relative_to(REPO / "schema").as_posix()
+            assert inside in names, inside
+            assert archive.read(inside) == source.read_bytes(), inside
+        assert "agent_control_plane_core/py.typed" in names
+        assert "agent_control_plane_core/_generated/models/tool_call_event_schema.py" in names
+        assert not any(name.startswith(("tests/", "codegen/")) for name in names)
