@@ -18,6 +18,7 @@ from agent_control_plane_core import (
 from agent_control_plane_core.contract import (
     call_class,
     canonical_tool,
+    check_alias_targets,
     coverage_allows_veto,
     parse_version,
     present,
@@ -252,3 +253,11 @@ def test_present_tells_absent_from_null() -> None:
     assert present(None)
     assert present("")
     assert not present(ABSENT)
+
+
+def test_alias_targets_must_be_modelled_tools() -> None:
+    check_alias_targets({"run_shell_command": "Bash"}, "x.json")
+    with pytest.raises(
+        ValueError, match=r"hosts/demo.json: alias target\(s\) \['Shell'\] are not modelled"
+    ):
+        check_alias_targets({"shell": "Shell"}, "hosts/demo.json")

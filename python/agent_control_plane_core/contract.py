@@ -31,6 +31,7 @@ from ._model_base import ABSENT, Absent
 __all__ = [
     "call_class",
     "canonical_tool",
+    "check_alias_targets",
     "coverage_allows_veto",
     "make_event",
     "normalize_verdict",
@@ -50,6 +51,19 @@ _VERSION: Final = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 _OPTIONAL_VERDICT_FIELDS: Final = tuple(
     name for name in VerdictFields.ALL if name != VerdictFields.DECISION
 )
+
+
+def check_alias_targets(aliases: Mapping[str, str], source: str) -> None:
+    """Raise when an alias points at a tool the contract does not model (contract.md §3)."""
+    stray = sorted(target for target in aliases.values() if target not in MODELED_TOOL_INPUT_KEYS)
+    if stray:
+        raise ValueError(
+            f"{source}: alias target(s) {stray} are not modelled tools {sorted(MODELED_TOOL_INPUT_KEYS)};"
+            " add the tool to tool-input-keys.json or fix the alias, then run `make codegen`"
+        )
+
+
+check_alias_targets(TOOL_ALIASES, "tool-aliases.json")
 
 
 def to_object(value: object) -> dict[str, Any]:

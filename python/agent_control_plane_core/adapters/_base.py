@@ -24,6 +24,7 @@ from .._model_base import ABSENT
 from ..contract import (
     call_class,
     canonical_tool,
+    check_alias_targets,
     make_event,
     rename_input_keys,
     to_object,
@@ -102,6 +103,7 @@ class HostAdapter:
 
     def __init__(self) -> None:
         decl = self.DECLARATION
+        check_alias_targets(decl.TOOL_ALIASES, f"hosts/{decl.AGENT}.json")
         self.AGENT: str = decl.AGENT
         self.INTEGRATION_MODE: IntegrationMode = decl.INTEGRATION_MODE
         self.COVERAGE: Mapping[CallClass, CoverageStatus] = decl.COVERAGE

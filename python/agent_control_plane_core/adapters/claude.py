@@ -19,6 +19,10 @@ __all__ = ["ClaudeAdapter", "claude_adapter"]
 _TOOLLESS = frozenset({EventKinds.PROMPT_SUBMIT, EventKinds.SESSION_START})
 
 
+# PreToolUse permissionDecision values (host-protocols.md §1).
+_PERMISSION = {Decisions.DENY: "deny", Decisions.ASK: "ask"}
+
+
 class ClaudeAdapter(HostAdapter):
     """Parses Claude Code hook payloads and renders verdicts as Claude Code enforces them."""
 
@@ -80,10 +84,8 @@ class ClaudeAdapter(HostAdapter):
             elif rewrite:
                 out["permissionDecision"] = "ask"
         else:
-            out["permissionDecision"] = decision
-        if out.get("permissionDecision") in (Decisions.DENY, Decisions.ASK) and present(
-            verdict.reason
-        ):
+            out["permissionDecision"] = _PERMISSION[decision]
+        if out.get("permissionDecision") in _PERMISSION.values() and present(verdict.reason):
             out["permissionDecisionReason"] = verdict.reason
         if rewrite:
             out["updatedInput"] = verdict.mutated_input
