@@ -12,7 +12,18 @@ from conftest import REPO
 
 def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
         check=True,
         capture_output=True,
     )
@@ -22,7 +33,9 @@ def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
         sources = sorted((REPO / "schema").rglob("*.json"))
         assert len(sources) >= 10
         for source in sources:
-            inside = "agent_control_plane_core/schema/" + source.relative_to(REPO / "schema").as_posix()
+            inside = (
+                "agent_control_plane_core/schema/" + source.relative_to(REPO / "schema").as_posix()
+            )
             assert inside in names, inside
             assert archive.read(inside) == source.read_bytes(), inside
         assert "agent_control_plane_core/py.typed" in names
