@@ -142,18 +142,27 @@ class HostAdapter:
         native_event: str,
         native_tool: str | None,
         tool_input: dict[str, Any],
-        call_fields: tuple[object, object],
-        response: Any = ABSENT,
+        call_keys: tuple[str, str],
+        response_key: str | None = None,
         vetoable: bool | None = None,
     ) -> ToolCallEvent:
-        """Finish a parse: standard meta, renames, aliases, call class, vetoability, passthrough."""
+        """Finish a parse: response, standard meta, renames, aliases, call class, veto, passthrough.
+
+        call_keys names the host's MCP-context and agent-type fields; response_key its tool-result
+        field, read on post_tool only (contract.md §2).
+        """
         decl = self.DECLARATION
+        payload = fields.payload
+        response = ABSENT
+        if kind == EventKinds.POST_TOOL and response_key is not None and response_key in payload:
+            response = fields.take(response_key)
         standard = {}
         for name in StandardMetaFields.ALL:
             value = fields.string(name)
             if value is not None:
                 standard[name] = value
-        calls = call_class(native_tool, *call_fields)
+        mcp_key, agent_type_key = call_keys
+        calls = call_class(native_tool, payload.get(mcp_key), payload.get(agent_type_key))
         if native_tool is not None and calls == CallClasses.BUILTIN:
             renames = decl.INPUT_KEY_RENAMES.get(native_tool)
             if renames is not None:

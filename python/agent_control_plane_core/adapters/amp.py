@@ -24,7 +24,6 @@ class AmpAdapter(HostAdapter):
     def parse(self, native: object) -> ToolCallEvent:
         """Turn an Amp delegate envelope {tool, input, ...} into a ToolCallEvent; never raises."""
         fields = payload_fields(native)
-        payload = fields.payload
         # Every delegate call is a pre-tool permission check; the payload names no event.
         return self.build_event(
             fields,
@@ -32,7 +31,7 @@ class AmpAdapter(HostAdapter):
             native_event=self.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL],
             native_tool=fields.string("tool"),
             tool_input=fields.object("input"),
-            call_fields=(payload.get("mcp_context"), payload.get("agent_type")),
+            call_keys=("mcp_context", "agent_type"),
         )
 
     def render(

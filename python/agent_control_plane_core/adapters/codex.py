@@ -9,7 +9,6 @@ from .._generated.hosts import codex as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from .._model_base import ABSENT
 from ..contract import parse_version, present, to_string
 from ._base import HostAdapter, payload_fields
 
@@ -42,23 +41,19 @@ class CodexAdapter(HostAdapter):
         kind = self.kind_of(native_event)
         native_tool = fields.string("tool_name")
         tool_input = fields.object("tool_input")
-        response = ABSENT
         vetoable = None
         if kind == EventKinds.POST_TOOL:
-            if "tool_response" in fields.payload:
-                response = fields.take("tool_response")
             # The declared coverage describes PreToolUse routing only (contract.md §3), so
             # PostToolUse vetoes whenever the version enforces.
             vetoable = True
-        payload = fields.payload
         return self.build_event(
             fields,
             kind=kind,
             native_event=native_event,
             native_tool=native_tool,
             tool_input=tool_input,
-            call_fields=(payload.get("mcp_context"), payload.get("agent_type")),
-            response=response,
+            call_keys=("mcp_context", "agent_type"),
+            response_key="tool_response",
             vetoable=vetoable,
         )
 

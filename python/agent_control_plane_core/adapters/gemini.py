@@ -9,7 +9,6 @@ from .._generated.hosts import gemini as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from .._model_base import ABSENT
 from ..contract import present
 from ._base import HostAdapter, payload_fields
 
@@ -40,18 +39,14 @@ class GeminiAdapter(HostAdapter):
             tool_input = fields.object("tool_input")
         elif kind == EventKinds.PROMPT_SUBMIT:
             tool_input = {"prompt": fields.string("prompt") or ""}
-        response = ABSENT
-        if kind == EventKinds.POST_TOOL and "tool_response" in fields.payload:
-            response = fields.take("tool_response")
-        payload = fields.payload
         return self.build_event(
             fields,
             kind=kind,
             native_event=native_event,
             native_tool=native_tool,
             tool_input=tool_input,
-            call_fields=(payload.get("mcp_context"), payload.get("agent_type")),
-            response=response,
+            call_keys=("mcp_context", "agent_type"),
+            response_key="tool_response",
         )
 
     def render(
