@@ -13,6 +13,8 @@ PUBLIC = [
     "MODELED_TOOL_INPUT_KEYS",
     "SCHEMA_VERSION",
     "Adapter",
+    "ConformanceError",
+    "ConformanceReport",
     "Decisions",
     "EventKinds",
     "EventMeta",
@@ -21,9 +23,11 @@ PUBLIC = [
     "ToolCallEvent",
     "Verdict",
     "adapter_for",
+    "assert_conforms",
     "create_codex_adapter",
     "make_event",
     "normalize_verdict",
+    "run_adapter_conformance",
     "sanitize_verdict",
 ]
 
@@ -48,3 +52,17 @@ def test_versions_are_pinned() -> None:
     assert acp.CONTROL_PLANE_SCHEMA == "control-plane/v1"
     assert acp.MODELED_TOOLS == ("Bash", "Edit", "Write", "Read", "WebFetch")
     assert acp.MODELED_TOOL_INPUT_KEYS["WebFetch"] == "url"
+
+
+def test_conformance_kit_loads_lazily_from_the_top_level() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, agent_control_plane_core as a;"
+        "print('agent_control_plane_core.conformance' in sys.modules);"
+        "from agent_control_plane_core import run_adapter_conformance;"
+        "print(run_adapter_conformance.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "agent_control_plane_core.conformance"]

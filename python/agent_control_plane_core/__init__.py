@@ -1,5 +1,7 @@
 """agent-control-plane-core: one event shape and one verdict shape across coding-agent hosts."""
 
+from typing import TYPE_CHECKING, Any
+
 from ._generated.constants import (
     CONTROL_PLANE_SCHEMA,
     MODELED_TOOL_INPUT_KEYS,
@@ -16,6 +18,19 @@ from ._model_base import ABSENT
 from .adapters import AGENT_IDS, Adapter, adapter_for, create_codex_adapter
 from .contract import make_event, normalize_verdict, sanitize_verdict
 
+if TYPE_CHECKING:
+    from .conformance import (
+        ConformanceError,
+        ConformanceReport,
+        assert_conforms,
+        run_adapter_conformance,
+    )
+
+# The conformance kit is for test suites, not the hook path: load it on first use only.
+_LAZY = frozenset(
+    {"ConformanceError", "ConformanceReport", "assert_conforms", "run_adapter_conformance"}
+)
+
 __all__ = [
     "ABSENT",
     "AGENT_IDS",
@@ -24,6 +39,8 @@ __all__ = [
     "MODELED_TOOL_INPUT_KEYS",
     "SCHEMA_VERSION",
     "Adapter",
+    "ConformanceError",
+    "ConformanceReport",
     "Decisions",
     "EventKinds",
     "EventMeta",
@@ -32,8 +49,18 @@ __all__ = [
     "ToolCallEvent",
     "Verdict",
     "adapter_for",
+    "assert_conforms",
     "create_codex_adapter",
     "make_event",
     "normalize_verdict",
+    "run_adapter_conformance",
     "sanitize_verdict",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import conformance
+
+        return getattr(conformance, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
