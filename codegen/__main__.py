@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from codegen.driver import REPO, check, write
+from codegen.driver import REPO, SchemaLintError, check, write
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +17,14 @@ def main(argv: list[str] | None = None) -> int:
         "--root", type=Path, default=REPO, help="tree to write into or check (default: the repo)"
     )
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except SchemaLintError as error:
+        print(error, file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.check:
         problems = check(args.root)
         if problems:

@@ -162,11 +162,11 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
         "enums": _enums(documents),
         "tool_input_keys": _load(schema_dir / "tool-input-keys.json"),
         "tool_aliases": _load(schema_dir / "tool-aliases.json"),
-        "verdict_text_fields": [
-            name
+        "verdict_field_types": {
+            name: prop["type"]
             for name, prop in documents["verdict.schema.json"]["properties"].items()
-            if prop.get("type") == "string"
-        ],
+            if "type" in prop
+        },
         "hosts": hosts,
         "objects": _objects(documents),
     }
@@ -200,8 +200,53 @@ def _schema_copy(root_src: Path) -> dict[Path, bytes]:
     return files
 
 
+class SchemaLintError(ValueError):
+    """A schema document or host declaration breaks a modelling rule; nothing is generated."""
+
+
+def lint(root_src: Path = REPO) -> None:
+    """Check the sources before generating: valid 2020-12 documents, host declarations complete."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    schema_dir = root_src / SCHEMA_SUBDIR
+    documents = {p.name: _load(p) for p in sorted(schema_dir.glob("*.schema.json"))}
+    problems = []
+    for name, document in documents.items():
+        for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(document):
+            problems.append(f"{name}: not a valid 2020-12 schema: {error.message}")
+        for def_name in document.get("$defs", {}):
+            if not def_name[:1].isupper():
+                problems.append(f"{name}: $defs name {def_name!r} is not PascalCase")
+    registry: Registry[Any] = Registry().with_resources(
+        (name, Resource.from_contents(doc, default_specification=DRAFT202012))
+        for name, doc in documents.items()
+    )
+    host_validator = Draft202012Validator(documents["host.schema.json"], registry=registry)
+    enums = {e["name"]: set(e["values"]) for e in _enums(documents)}
+    for path in sorted((schema_dir / "hosts").glob("*.json")):
+        host = _load(path)
+        where = f"hosts/{path.name}"
+        for error in host_validator.iter_errors(host):
+            problems.append(f"{where}: {error.json_path}: {error.message}")
+        if host.get("agent") != path.stem:
+            problems.append(f"{where}: agent must be {path.stem!r}, the file name")
+        # A row per event kind and a status per call class: the enums, not a count, decide.
+        if set(host.get("unrendered_fields", {})) != enums["EventKind"]:
+            problems.append(f"{where}: unrendered_fields needs exactly one row per EventKind")
+        if set(host.get("coverage", {})) != enums["CallClass"]:
+            problems.append(f"{where}: coverage needs exactly one status per CallClass")
+    if problems:
+        raise SchemaLintError(
+            "schema sources break the modelling rules; fix them, then run `make codegen`:\n  "
+            + "\n  ".join(problems)
+        )
+
+
 def render_all(root_src: Path = REPO) -> dict[Path, bytes]:
     """Every generated file, keyed by its path relative to the repository root."""
+    lint(root_src)
     files = _datamodel_files(root_src)
     files.update(_template_files(root_src))
     files.update(_schema_copy(root_src))

@@ -10,6 +10,8 @@ from agent_control_plane_core.adapters import Adapter
 
 from conftest import FIXTURES_DIR, load_json
 
+_MISSING = object()
+
 
 def registry() -> dict[str, dict[str, Any]]:
     """The divergence registry (fixtures/divergences.json), by id."""
@@ -25,63 +27,63 @@ def adapter_with(agent: str, options: dict[str, Any]) -> Adapter:
 
 def run(
     agent: str, native: Any, verdict: dict[str, Any], options: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Our parsed event and rendered response, as JSON objects."""
+) -> dict[str, Any]:
+    """Our parsed event and rendered response, as one JSON object {event, render}."""
     adapter = adapter_with(agent, options)
     event = adapter.parse(copy.deepcopy(native))
     response = adapter.render(
         Verdict.from_dict(verdict), event, sole_gate=bool(options.get("sole_gate", False))
     )
-    return event.to_dict(), response.to_dict()
+    return {"event": event.to_dict(), "render": response.to_dict()}
 
 
-def _masked(event: dict[str, Any], *, passthrough: bool, tool_input: bool) -> dict[str, Any]:
-    event = copy.deepcopy(event)
-    if passthrough:
-        event["meta"].pop("passthrough")
-    if tool_input:
-        event.pop("input")
-    return event
+def _at(answer: dict[str, Any], path: str) -> Any:
+    node: Any = answer
+    for key in path.split("."):
+        if not isinstance(node, dict) or key not in node:
+            return _MISSING
+        node = node[key]
+    return node
+
+
+def _without(answer: dict[str, Any], paths: set[str]) -> dict[str, Any]:
+    masked = copy.deepcopy(answer)
+    for path in paths:
+        *parents, last = path.split(".")
+        node: Any = masked
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return masked
 
 
 def unexplained(
-    agent: str,
-    tags: list[str],
-    ours: tuple[dict[str, Any], dict[str, Any]],
-    theirs: tuple[dict[str, Any], dict[str, Any]],
+    agent: str, tags: list[str], ours: dict[str, Any], theirs: dict[str, Any]
 ) -> str | None:
-    """Why our answer's difference from the reference is not covered by its tags, or None."""
+    """Why our answer's difference from the reference is not covered by its tags, or None.
+
+    Each registry entry lists the JSON paths it may change: outside the union of a line's tags'
+    paths the answers must be equal, and every tag must change at least one of its own paths on
+    that line (else the tag is stale there).
+    """
     entries = registry()
     for tag in tags:
         if tag not in entries:
             return f"tag {tag!r} is not in fixtures/divergences.json"
         if agent not in entries[tag]["agents"]:
             return f"entry {tag!r} does not name agent {agent!r}"
-    (our_event, our_render), (ref_event, ref_render) = ours, theirs
-    if not tags:
-        if our_event != ref_event:
-            return "parse differs with no registry entry"
-        if our_render != ref_render:
-            return "render differs with no registry entry"
-        return None
-    if our_event == ref_event and our_render == ref_render:
-        return f"tagged {tags} but our answer equals the reference (stale tag)"
-    if our_event != ref_event:
-        parse_tags = {tag for tag in tags if entries[tag]["part"] == "parse"}
-        if not parse_tags:
-            return f"parse differs but {tags} only change the render"
-        # nothing-lost may only add passthrough fields; the key-rename entries touch input only.
-        lost = "nothing-lost" in parse_tags
-        renamed = bool(parse_tags - {"nothing-lost"})
-        if _masked(our_event, passthrough=lost, tool_input=renamed) != _masked(
-            ref_event, passthrough=lost, tool_input=renamed
-        ):
-            return f"parse differs outside what {sorted(parse_tags)} change"
-        if lost:
-            ours_kept = our_event["meta"]["passthrough"]
-            for key, value in ref_event["meta"]["passthrough"].items():
-                if key not in ours_kept or ours_kept[key] != value:
-                    return f"nothing-lost dropped or changed passthrough field {key!r}"
-    if our_render != ref_render and all(entries[tag]["part"] != "render" for tag in tags):
-        return f"render differs but {tags} only change the parse"
+    scope = {path for tag in tags for path in entries[tag]["paths"]}
+    if _without(ours, scope) != _without(theirs, scope):
+        outside = "no registry entry" if not tags else f"what {tags} may change"
+        return f"answer differs outside {outside}"
+    for tag in tags:
+        if all(_at(ours, path) == _at(theirs, path) for path in entries[tag]["paths"]):
+            return f"tagged {tag!r} but none of its paths differ here (stale tag)"
+    if "nothing-lost" in tags:
+        # nothing-lost may only add passthrough fields, never change or drop one.
+        kept = ours["event"]["meta"]["passthrough"]
+        for key, value in theirs["event"]["meta"]["passthrough"].items():
+            if kept.get(key, _MISSING) != value:
+                return f"nothing-lost dropped or changed passthrough field {key!r}"
     return None

@@ -212,5 +212,56 @@ def test_parse_keeps_every_unconsumed_field_verbatim(agent: str) -> None:
     }
     event = adapter.parse(payload)
     assert event.meta.passthrough == payload
-    assert event.meta.to_dict().keys() >= {"passthrough"}
     assert "session_id" not in event.meta.to_dict()
+    assert "cwd" not in event.meta.to_dict()
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_adapters_are_immutable_after_construction(agent: str) -> None:
+    adapter = adapter_for(agent)
+    with pytest.raises(AttributeError, match=r"immutable: use configure\(\.\.\.\)"):
+        adapter.INTEGRATION_MODE = "external_hook"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        adapter.NATIVE_ASK_TIER = not adapter.NATIVE_ASK_TIER  # type: ignore[misc]
+
+
+def test_configure_keeps_options_already_set() -> None:
+    codex = adapter_for("codex", codex_version="0.150.0")
+    assert codex.configure().INTEGRATION_MODE == "external_hook"
+    assert codex.configure(codex_version="0.1.0").INTEGRATION_MODE == "observe_only"
+    assert "codex_version='0.150.0'" in repr(codex)
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_render_refuses_an_invalid_decision_naming_the_fix(agent: str) -> None:
+    adapter = adapter_for(agent)
+    event = adapter.parse({})
+    with pytest.raises(ValueError, match=r"'block' is not one of.*sanitize_verdict"):
+        adapter.render(Verdict(decision="block"), event)  # type: ignore[arg-type]
+
+
+def test_render_refuses_another_hosts_event() -> None:
+    event = adapter_for("gemini").parse({"hook_event_name": "BeforeTool", "tool_name": "x"})
+    with pytest.raises(
+        ValueError, match=r"parsed by the 'gemini' adapter.*adapter_for\('gemini'\)"
+    ):
+        adapter_for("claude").render(Verdict(decision="deny"), event)
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+@pytest.mark.parametrize("reason", [" ", "\n\t", ""])
+def test_an_enforced_block_never_carries_a_blank_reason(agent: str, reason: str) -> None:
+    # Codex and Gemini trim stderr and run the tool when nothing is left (enforced-deny-stderr,
+    # gemini-default-reason), so a block must carry visible text.
+    adapter = (
+        adapter_for(agent, codex_version="0.150.0") if agent == "codex" else adapter_for(agent)
+    )
+    native = {
+        "hook_event_name": adapter.NATIVE_EVENT_FOR["pre_tool"],
+        "tool_name": "Bash",
+        "tool_input": {},
+    }
+    event = adapter.parse(native)
+    response = adapter.render(Verdict(decision="deny", reason=reason), event)
+    assert response.enforced
+    assert isinstance(response.stderr, str) and response.stderr.strip()

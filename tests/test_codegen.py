@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from codegen.driver import GENERATED, MANAGED, check, render_all
+import pytest
+
+from codegen.driver import GENERATED, MANAGED, SchemaLintError, check, lint, render_all
 
 from conftest import REPO
 
@@ -109,3 +112,38 @@ def test_packaged_schema_is_a_byte_copy_of_the_schema_folder() -> None:
             REPO / "python/agent_control_plane_core/schema" / source.relative_to(REPO / "schema")
         )
         assert packaged.read_bytes() == source.read_bytes() == files[packaged.relative_to(REPO)]
+
+
+def _repo_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    for part in ("schema", "templates", "fixtures"):
+        shutil.copytree(REPO / part, root / part)
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def test_lint_refuses_a_host_declaration_missing_a_kind_row(tmp_path: Path) -> None:
+    root = _repo_copy(tmp_path)
+    path = root / "schema/control-plane/v1/hosts/amp.json"
+    host = json.loads(path.read_text())
+    del host["unrendered_fields"]["unknown"]
+    path.write_text(json.dumps(host))
+    with pytest.raises(
+        SchemaLintError,
+        match=r"hosts/amp.json: unrendered_fields needs exactly one row per EventKind",
+    ):
+        lint(root)
+
+
+def test_lint_refuses_a_def_that_is_not_pascal_case(tmp_path: Path) -> None:
+    root = _repo_copy(tmp_path)
+    path = root / "schema/control-plane/v1/verdict.schema.json"
+    document = json.loads(path.read_text())
+    document["$defs"]["decision"] = document["$defs"].pop("Decision")
+    path.write_text(json.dumps(document))
+    with pytest.raises(SchemaLintError, match=r"(?s)'decision' is not PascalCase"):
+        lint(root)
+
+
+def test_lint_passes_on_the_committed_sources() -> None:
+    lint(REPO)

@@ -261,3 +261,22 @@ def test_alias_targets_must_be_modelled_tools() -> None:
         ValueError, match=r"hosts/demo.json: alias target\(s\) \['Shell'\] are not modelled"
     ):
         check_alias_targets({"shell": "Shell"}, "hosts/demo.json")
+
+
+@pytest.mark.parametrize("decision", ["allow", "deny", "ask"])
+def test_sanitize_keeps_a_verdict_instance(decision: Any) -> None:
+    verdict = Verdict(decision=decision, reason="r", mutated_output=None)
+    assert sanitize_verdict(verdict) == verdict
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("reason", 123, "string"),
+        ("additional_context", None, "string"),
+        ("mutated_input", "ls", "object"),
+    ],
+)
+def test_normalize_verdict_names_a_mistyped_field(field: str, value: Any, expected: str) -> None:
+    with pytest.raises(TypeError, match=f"{field} must be a JSON {expected}"):
+        normalize_verdict({"decision": "ask", field: value})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,6 +12,16 @@ from conftest import REPO
 
 
 def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
+    # Build from a copy: an in-tree build leaves build/ and *.egg-info in the checkout.
+    source = tmp_path / "src"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*cache"
+        ),
+    )
+    dist = tmp_path / "dist"
     subprocess.run(
         [
             sys.executable,
@@ -21,13 +32,13 @@ def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
             "--no-deps",
             "--no-build-isolation",
             "-w",
-            str(tmp_path),
-            str(REPO),
+            str(dist),
+            str(source),
         ],
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("agent_control_plane_core-*.whl")
+    (wheel,) = dist.glob("agent_control_plane_core-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         sources = sorted((REPO / "schema").rglob("*.json"))

@@ -20,7 +20,10 @@ def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
     for number, line in enumerate(behaviour_lines(), start=1):
         ours = run(line["agent"], line["native"], line["verdict"], line["options"])
         why = unexplained(
-            line["agent"], line.get("divergence", []), ours, (line["event"], line["render"])
+            line["agent"],
+            line.get("divergence", []),
+            ours,
+            {"event": line["event"], "render": line["render"]},
         )
         if why:
             failures.append(f"line {number} ({line['agent']}): {why}")
@@ -34,7 +37,7 @@ def test_every_registry_entry_still_excuses_a_difference_and_counts_its_lines() 
         ours = run(line["agent"], line["native"], line["verdict"], line["options"])
         for tag in line.get("divergence", []):
             excused[tag] += 1
-            if ours != (line["event"], line["render"]):
+            if ours != {"event": line["event"], "render": line["render"]}:
                 differing[tag] += 1
     for entry_id, entry in registry().items():
         assert differing[entry_id] > 0, f"{entry_id} no longer excuses anything: remove it"
@@ -90,7 +93,8 @@ def test_every_reference_fixture_case_agrees_outside_registered_divergences() ->
         line = _line_for(agent, native, body["verdict"], options)
         assert line["render"] == body["native"], f"{agent} {case['name']} {scenario}"
         ours = run(agent, native, body["verdict"], options)
-        why = unexplained(agent, line.get("divergence", []), ours, (case["event"], body["native"]))
+        theirs = {"event": case["event"], "render": body["native"]}
+        why = unexplained(agent, line.get("divergence", []), ours, theirs)
         assert why is None, f"{agent} {case['name']} / {scenario}: {why}"
         checked += 1
     assert checked >= 40
@@ -104,7 +108,8 @@ def test_every_output_on_the_corpus_validates_against_the_published_schemas(agen
     lines = [line for line in behaviour_lines() if line["agent"] == agent]
     assert lines
     for line in lines:
-        event, response = run(agent, line["native"], line["verdict"], line["options"])
+        answer = run(agent, line["native"], line["verdict"], line["options"])
+        event, response = answer["event"], answer["render"]
         for validator, instance in (
             (event_schema, event),
             (verdict_schema, line["verdict"]),

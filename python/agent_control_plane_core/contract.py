@@ -11,10 +11,9 @@ from ._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
     SCHEMA_VERSION,
     TOOL_ALIASES,
-    VERDICT_TEXT_FIELDS,
+    VERDICT_FIELD_TYPES,
     CallClass,
     CallClasses,
-    ContentFields,
     CoverageStatus,
     Decision,
     Decisions,
@@ -51,6 +50,8 @@ _VERSION: Final = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 _OPTIONAL_VERDICT_FIELDS: Final = tuple(
     name for name in VerdictFields.ALL if name != VerdictFields.DECISION
 )
+# JSON Schema type name -> the Python type json.loads produces for it.
+_JSON_TYPES: Final[Mapping[str, type]] = {"string": str, "object": dict}
 
 
 def check_alias_targets(aliases: Mapping[str, str], source: str) -> None:
@@ -120,6 +121,13 @@ def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
     if decision not in Decisions.ALL:
         raise ValueError(f"normalize_verdict: decision {decision!r} is not one of {Decisions.ALL}")
     kept = {name: mapping[name] for name in _OPTIONAL_VERDICT_FIELDS if name in mapping}
+    for name, value in kept.items():
+        expected = VERDICT_FIELD_TYPES.get(name)
+        if expected is not None and not isinstance(value, _JSON_TYPES[expected]):
+            raise TypeError(
+                f"normalize_verdict: {name} must be a JSON {expected}, got {type(value).__name__};"
+                " fix the judge, or use sanitize_verdict to drop mistyped fields"
+            )
     return Verdict(decision=decision, **kept)
 
 
@@ -127,6 +135,8 @@ def sanitize_verdict(
     untrusted: object, sanitize_text: Callable[[str], str] | None = None
 ) -> Verdict:
     """Turn any judge output into a valid Verdict; an invalid decision is clamped to ask."""
+    if isinstance(untrusted, Verdict):
+        untrusted = untrusted.to_dict()
     if isinstance(untrusted, Mapping):
         source: Mapping[str, Any] = untrusted
         decision = source.get(VerdictFields.DECISION)
@@ -134,21 +144,17 @@ def sanitize_verdict(
         # A verdict that is not an object has no decision at all; the note names the whole value.
         source, decision = {}, None
     fields: dict[str, Any] = {}
-    for name in VERDICT_TEXT_FIELDS:
-        text = source.get(name)
-        if isinstance(text, str):
-            if sanitize_text is not None:
-                text = sanitize_text(text)
-                if not isinstance(text, str):
-                    raise TypeError(
-                        f"sanitize_verdict: sanitize_text returned {type(text).__name__}, not str"
-                    )
-            fields[name] = text
-    mutated_input = source.get(ContentFields.MUTATED_INPUT)
-    if isinstance(mutated_input, dict):
-        fields[ContentFields.MUTATED_INPUT] = mutated_input
-    if ContentFields.MUTATED_OUTPUT in source:
-        fields[ContentFields.MUTATED_OUTPUT] = source[ContentFields.MUTATED_OUTPUT]
+    for name in _OPTIONAL_VERDICT_FIELDS:
+        if name not in source:
+            continue
+        value: Any = source[name]
+        expected = VERDICT_FIELD_TYPES.get(name)
+        if expected is None:
+            fields[name] = value  # an untyped field (mutated_output) is any JSON value, verbatim
+        elif isinstance(value, str) and expected == "string":
+            fields[name] = _sanitized(value, sanitize_text)
+        elif isinstance(value, _JSON_TYPES[expected]):
+            fields[name] = value
     if isinstance(untrusted, Mapping) and _is_decision(decision):
         return Verdict(decision=decision, **fields)
     shown = decision if isinstance(untrusted, Mapping) else untrusted
@@ -156,6 +162,17 @@ def sanitize_verdict(
     reason = fields.get(VerdictFields.REASON)
     fields[VerdictFields.REASON] = f"{reason} {note}" if reason else note
     return Verdict(decision=Decisions.ASK, **fields)
+
+
+def _sanitized(text: str, sanitize_text: Callable[[str], str] | None) -> str:
+    if sanitize_text is None:
+        return text
+    cleaned: object = sanitize_text(text)
+    if not isinstance(cleaned, str):
+        raise TypeError(
+            f"sanitize_verdict: sanitize_text returned {type(cleaned).__name__}, not str"
+        )
+    return cleaned
 
 
 def _is_decision(value: object) -> TypeGuard[Decision]:

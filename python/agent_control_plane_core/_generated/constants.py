@@ -205,6 +205,13 @@ class EventMetaFields:
     NATIVE_TOOL: Final = "native_tool"
 
 
+class PromptInputFields:
+    """Field names of PromptInput, in tool-call-event.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("prompt",)
+    PROMPT: Final = "prompt"
+
+
 class VerdictFields:
     """Field names of Verdict, in verdict.schema.json order."""
 
@@ -225,5 +232,5 @@ MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFe
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"run_shell_command": "Bash"})
 """Native tool name to canonical tool name for every host and every call (tool-aliases.json)."""
 
-VERDICT_TEXT_FIELDS: Final[tuple[str, ...]] = ("additional_context", "reason")
-"""Verdict fields whose value is text (the string-typed properties of verdict.schema.json)."""
+VERDICT_FIELD_TYPES: Final[Mapping[str, str]] = MappingProxyType({"additional_context": "string", "mutated_input": "object", "reason": "string"})
+"""Verdict fields with a fixed JSON type, and that type (the typed properties of verdict.schema.json)."""

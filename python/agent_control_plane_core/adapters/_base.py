@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .._generated.constants import (
@@ -11,6 +11,7 @@ from .._generated.constants import (
     CallClasses,
     ContentField,
     CoverageStatus,
+    Decisions,
     EventKind,
     EventKinds,
     IntegrationMode,
@@ -101,11 +102,19 @@ class HostAdapter:
     DECLARATION: ModuleType
     OPTIONS: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self) -> None:
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - self.OPTIONS)
+        if unknown:
+            known = ", ".join(sorted(self.OPTIONS)) or "none"
+            raise TypeError(
+                f"{self.DECLARATION.AGENT} adapter: unknown option(s) {', '.join(unknown)};"
+                f" known: {known}"
+            )
         decl = self.DECLARATION
         check_alias_targets(decl.TOOL_ALIASES, f"hosts/{decl.AGENT}.json")
+        self.options: Mapping[str, Any] = MappingProxyType(dict(options))
         self.AGENT: str = decl.AGENT
-        self.INTEGRATION_MODE: IntegrationMode = decl.INTEGRATION_MODE
+        self.INTEGRATION_MODE: IntegrationMode = self.integration_mode(self.options)
         self.COVERAGE: Mapping[CallClass, CoverageStatus] = decl.COVERAGE
         self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = decl.UNRENDERED_FIELDS
         self.NATIVE_ASK_TIER: bool = decl.NATIVE_ASK_TIER
@@ -114,19 +123,51 @@ class HostAdapter:
         self.TOOL_ALIASES: Mapping[str, str] = decl.TOOL_ALIASES
         self.DEFAULT_BLOCK_REASON: str = decl.DEFAULT_BLOCK_REASON
         self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
+        self._frozen = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Shared adapters are certified by conformance; a later assignment would change every
+        # caller's answers (seed: freeze the declarations), so only configure() makes a variant.
+        if getattr(self, "_frozen", False):
+            raise AttributeError(
+                f"{type(self).__name__} is immutable: use configure(...) for a new adapter"
+            )
+        super().__setattr__(name, value)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.AGENT} {self.INTEGRATION_MODE}>"
+        shown = "".join(f" {k}={v!r}" for k, v in sorted(self.options.items()))
+        return f"<{type(self).__name__}{shown} {self.INTEGRATION_MODE}>"
+
+    def integration_mode(self, options: Mapping[str, Any]) -> IntegrationMode:
+        """The integration mode under these options (the declared one unless a host overrides)."""
+        mode: IntegrationMode = self.DECLARATION.INTEGRATION_MODE
+        return mode
 
     def configure(self, **options: Any) -> HostAdapter:
-        """Return a new adapter with these options; an unknown option raises TypeError."""
-        unknown = sorted(set(options) - self.OPTIONS)
-        if unknown:
-            known = ", ".join(sorted(self.OPTIONS)) or "none"
-            raise TypeError(
-                f"{self.AGENT} adapter: unknown option(s) {', '.join(unknown)}; known: {known}"
+        """Return a new adapter with these options over the current ones; unknown ones raise."""
+        return type(self)(**{**self.options, **options})
+
+    def render(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    ) -> NativeResponse:
+        """Render a verdict as this host's whole native response; refuse a verdict or event it cannot."""
+        if verdict.decision not in Decisions.ALL:
+            raise ValueError(
+                f"{self.AGENT} render: decision {verdict.decision!r} is not one of {Decisions.ALL};"
+                " pass the judge's output through sanitize_verdict or normalize_verdict first"
             )
-        return type(self)(**options)
+        if event.meta.agent != self.AGENT:
+            raise ValueError(
+                f"{self.AGENT} render: the event was parsed by the {event.meta.agent!r} adapter;"
+                f" render it with adapter_for({event.meta.agent!r})"
+            )
+        return self.render_checked(verdict, event, sole_gate=sole_gate)
+
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
+    ) -> NativeResponse:
+        """The host's render of a verdict with a valid decision for one of its own events."""
+        raise NotImplementedError
 
     def kind_of(self, native_event: str) -> EventKind:
         """The event kind a native event name parses as (unknown when undeclared)."""
@@ -210,7 +251,9 @@ class HostAdapter:
     def block_reason(self, verdict: Verdict) -> str:
         """The verdict's reason when non-empty, else the host's default block reason."""
         reason = verdict.reason
-        return reason if isinstance(reason, str) and reason else self.DEFAULT_BLOCK_REASON
+        # Codex and Gemini trim stderr and fail open on what is left empty
+        # (codex-rs/hooks/src/common.rs trimmed_non_empty; gemini hookRunner.ts stderr.trim()).
+        return reason if isinstance(reason, str) and reason.strip() else self.DEFAULT_BLOCK_REASON
 
     def carries(self, kind: EventKind, field: ContentField) -> bool:
         """Tell whether this host has a channel for a content field on this kind."""

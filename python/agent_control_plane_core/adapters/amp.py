@@ -34,8 +34,8 @@ class AmpAdapter(HostAdapter):
             call_keys=("mcp_context", "agent_type"),
         )
 
-    def render(
-        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as Amp's exit code, with the reason on stderr for a rejection."""
         if verdict.decision == Decisions.ALLOW:

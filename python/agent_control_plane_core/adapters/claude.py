@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._generated.constants import Decisions, EventKinds
+from .._generated.constants import Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import claude as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
@@ -35,7 +35,7 @@ class ClaudeAdapter(HostAdapter):
         native_tool = None if kind in _TOOLLESS else fields.string("tool_name")
         tool_input: dict[str, Any]
         if kind == EventKinds.PROMPT_SUBMIT:
-            tool_input = {"prompt": fields.string("prompt") or ""}
+            tool_input = {PromptInputFields.PROMPT: fields.string("prompt") or ""}
         elif kind == EventKinds.SESSION_START:
             tool_input = {}
         else:
@@ -50,8 +50,8 @@ class ClaudeAdapter(HostAdapter):
             response_key="tool_response",
         )
 
-    def render(
-        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as Claude Code's stdout body, stderr reason and exit code."""
         if event.event == EventKinds.PRE_TOOL:

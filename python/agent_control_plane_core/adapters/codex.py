@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from .._generated.constants import Decisions, EventKinds, IntegrationModes
+from .._generated.constants import Decisions, EventKinds, IntegrationMode, IntegrationModes
 from .._generated.hosts import codex as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
@@ -21,18 +22,15 @@ class CodexAdapter(HostAdapter):
     DECLARATION = declaration
     OPTIONS = frozenset({"codex_version"})
 
-    def __init__(self, codex_version: str | None = None) -> None:
-        super().__init__()
-        self.codex_version = codex_version
+    def integration_mode(self, options: Mapping[str, Any]) -> IntegrationMode:
+        """external_hook from the enforcing version on; observe_only below it or with no version."""
         # Payloads carry no version (host-protocols.md §2): below the enforcing version, or with
         # none configured, no render can block, so every event parses observe_only.
-        found = parse_version(codex_version)
+        found = parse_version(options.get("codex_version"))
         enforcing_since = declaration.ENFORCING_SINCE
         if found is None or (enforcing_since is not None and found < enforcing_since):
-            self.INTEGRATION_MODE = IntegrationModes.OBSERVE_ONLY
-
-    def __repr__(self) -> str:
-        return f"<CodexAdapter codex_version={self.codex_version!r} {self.INTEGRATION_MODE}>"
+            return IntegrationModes.OBSERVE_ONLY
+        return declaration.INTEGRATION_MODE
 
     def parse(self, native: object) -> ToolCallEvent:
         """Turn a Codex hook payload into a ToolCallEvent; never raises."""
@@ -57,8 +55,8 @@ class CodexAdapter(HostAdapter):
             vetoable=vetoable,
         )
 
-    def render(
-        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as Codex's stdout body, stderr reason and exit code."""
         # sole_gate changes nothing here: a bare explicit allow fails the hook (codex-bare-allow).

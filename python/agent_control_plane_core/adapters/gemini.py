@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._generated.constants import Decisions, EventKinds
+from .._generated.constants import Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import gemini as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
@@ -38,7 +38,7 @@ class GeminiAdapter(HostAdapter):
         if kind in _TOOL_KINDS:
             tool_input = fields.object("tool_input")
         elif kind == EventKinds.PROMPT_SUBMIT:
-            tool_input = {"prompt": fields.string("prompt") or ""}
+            tool_input = {PromptInputFields.PROMPT: fields.string("prompt") or ""}
         return self.build_event(
             fields,
             kind=kind,
@@ -49,8 +49,8 @@ class GeminiAdapter(HostAdapter):
             response_key="tool_response",
         )
 
-    def render(
-        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as Gemini CLI's stdout body or exit-2 block."""
         kind = event.event

@@ -29,6 +29,14 @@ Names of the optional meta fields copied from the native payload when their valu
 
 
 @dataclass(frozen=True, kw_only=True)
+class PromptInput(ContractModel):
+    """The input of a prompt_submit event: the submitted prompt, folded in by every adapter (empty when the host sent no string)."""
+
+    prompt: str
+    """The prompt text the user submitted."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class EventMeta(ContractModel):
     """Provenance of an event and every native top-level field the contract does not model."""
 
