@@ -248,6 +248,46 @@ def test_harness_configures_the_adapter_with_each_cases_options() -> None:
     assert "$.this_call_vetoable" in str(raised.value)
 
 
+class _CodexTierNotABoolOnceConfigured:
+    """Codex, except a configured copy declares NATIVE_ASK_TIER as a string."""
+
+    def __init__(self, inner: Any, configured: bool = False) -> None:
+        self.inner = inner
+        self.configured = configured
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "NATIVE_ASK_TIER" and self.configured:
+            return "no"
+        return getattr(self.inner, name)
+
+    def configure(self, **options: Any) -> Any:
+        return _CodexTierNotABoolOnceConfigured(self.inner.configure(**options), True)
+
+
+def test_a_configured_adapters_declarations_are_checked_and_named() -> None:
+    """The declarations of each configured adapter are checked; the failure names its options."""
+    suite = {"agent": "codex", "cases": [_codex_case({"codex_version": "0.135.0"})]}
+    with pytest.raises(ConformanceError) as raised:
+        run_adapter_conformance(_CodexTierNotABoolOnceConfigured(adapter_for("codex")), suite)
+    assert raised.value.rule == "declarations-well-formed"
+    assert raised.value.case == "<declarations: codex configured with {'codex_version': '0.135.0'}>"
+
+
+def test_a_host_without_a_rewrite_channel_still_renders_a_rewrite_somewhere() -> None:
+    """Amp drops mutated_input on every kind: a rendered rewrite counts, but one is still required."""
+    data = load_json(FIXTURES_DIR / "amp.json")
+    run_adapter_conformance(adapter_for("amp"), data)
+    for case in data["cases"]:
+        case["render"] = {
+            name: spec
+            for name, spec in case["render"].items()
+            if "mutated_input" not in spec["verdict"]
+        }
+    with pytest.raises(ConformanceError, match="mutated_input") as raised:
+        run_adapter_conformance(adapter_for("amp"), data)
+    assert (raised.value.rule, raised.value.case) == ("coverage-decisions", "<file: amp>")
+
+
 def test_an_option_the_adapter_refuses_is_a_fixture_error() -> None:
     """An unknown adapter option in a case names the case and the option."""
     suite = {"agent": "codex", "cases": [_codex_case({"codex_release": "0.135.0"})]}

@@ -275,6 +275,16 @@ class AllowEnforces(Wrapper):
         return out
 
 
+class AskEnforced(Wrapper):
+    """Renders an ask on a vetoable call as an exit-2 block, distinct from allow and deny."""
+
+    def render(self, verdict: Verdict, event: Any, *, sole_gate: bool = False) -> Any:
+        out = self.inner.render(verdict, event, sole_gate=sole_gate)
+        if verdict.decision == "ask" and event.this_call_vetoable:
+            return dataclasses.replace(out, exit_code=2, enforced=True, stderr="ASK")
+        return out
+
+
 class EnforcedAtExitZero(Wrapper):
     def render(self, verdict: Verdict, event: Any, *, sole_gate: bool = False) -> Any:
         out = self.inner.render(verdict, event, sole_gate=sole_gate)
@@ -357,6 +367,20 @@ class DropsSystemMessage(Wrapper):
         return out
 
 
+class ContextOnlyInEnforcedPreTool(Wrapper):
+    """Before a tool runs, keeps additionalContext only in exit-2 stdout, which the host ignores."""
+
+    def render(self, verdict: Verdict, event: Any, *, sole_gate: bool = False) -> Any:
+        out = self.inner.render(verdict, event, sole_gate=sole_gate)
+        if event.event != "pre_tool" or out.enforced or not isinstance(out.stdout, dict):
+            return out
+        specific = out.stdout.get("hookSpecificOutput")
+        if not isinstance(specific, dict) or "additionalContext" not in specific:
+            return out
+        kept = {k: v for k, v in specific.items() if k != "additionalContext"}
+        return dataclasses.replace(out, stdout={**out.stdout, "hookSpecificOutput": kept})
+
+
 class DeclaresContextDroppedBeforeTool(Wrapper):
     UNRENDERED_FIELDS = _rows(pre_tool=frozenset({"mutated_output", "additional_context"}))
 
@@ -384,6 +408,30 @@ def _no_ask(suite: dict[str, Any]) -> dict[str, Any]:
     return {**suite, "cases": cases}
 
 
+def _rewrite_as(
+    case_name: str, verdict: dict[str, Any]
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The suite with every scenario carrying mutated_input moved to one verdict in one case."""
+
+    def move(suite: dict[str, Any]) -> dict[str, Any]:
+        real = adapter_for(suite["agent"])
+        cases = []
+        for case in copy.deepcopy(suite["cases"]):
+            render = {
+                name: spec
+                for name, spec in case["render"].items()
+                if "mutated_input" not in spec["verdict"]
+            }
+            if case["name"] == case_name:
+                event = real.parse(copy.deepcopy(case["native"]))
+                native = real.render(Verdict.from_dict(verdict), event).to_dict()
+                render["moved rewrite"] = {"verdict": verdict, "native": native}
+            cases.append({**case, "render": render})
+        return {**suite, "cases": cases}
+
+    return move
+
+
 def _without(case_name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     def drop(suite: dict[str, Any]) -> dict[str, Any]:
         return {**suite, "cases": [c for c in suite["cases"] if c["name"] != case_name]}
@@ -399,19 +447,43 @@ class Mutant:
     id: str
     agent: str
     wrap: Callable[[Adapter], Any] | None
-    case: str | None
+    case: str
     goldens_from_mutant: bool = True
     suite: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
 MUTANTS = [
-    Mutant("fixture-agent", "foreign-agent", "claude", ForeignAgent, None),
-    Mutant("vacuous-suite", "no-cases", "claude", None, None, suite=_no_cases),
-    Mutant("vacuous-suite", "no-scenarios", "claude", None, None, suite=_no_scenarios),
-    Mutant("declarations-well-formed", "ask-tier-not-bool", "claude", AskTierNotABool, None),
-    Mutant("coverage-well-formed", "no-resumed-class", "claude", CoverageWithoutResumed, None),
-    Mutant("unrendered-rows-complete", "no-unknown-row", "claude", RowsWithoutUnknown, None),
-    Mutant("unrendered-rows-complete", "mutable-rows", "claude", RowsInAMutableDict, None),
+    Mutant("fixture-agent", "foreign-agent", "claude", ForeignAgent, "<file: claude>"),
+    Mutant("vacuous-suite", "no-cases", "claude", None, "<file: claude>", suite=_no_cases),
+    Mutant("vacuous-suite", "no-scenarios", "claude", None, "<file: claude>", suite=_no_scenarios),
+    Mutant(
+        "declarations-well-formed",
+        "ask-tier-not-bool",
+        "claude",
+        AskTierNotABool,
+        "<declarations: claude>",
+    ),
+    Mutant(
+        "coverage-well-formed",
+        "no-resumed-class",
+        "claude",
+        CoverageWithoutResumed,
+        "<declarations: claude>",
+    ),
+    Mutant(
+        "unrendered-rows-complete",
+        "no-unknown-row",
+        "claude",
+        RowsWithoutUnknown,
+        "<declarations: claude>",
+    ),
+    Mutant(
+        "unrendered-rows-complete",
+        "mutable-rows",
+        "claude",
+        RowsInAMutableDict,
+        "<declarations: claude>",
+    ),
     Mutant(
         "parse-never-raises",
         "trusts-tool-input",
@@ -446,6 +518,7 @@ MUTANTS = [
     Mutant(
         "allow-never-enforces", "allow-enforces", "claude", AllowEnforces, "Bash before it runs"
     ),
+    Mutant("ask-never-enforced", "ask-exits-2", "claude", AskEnforced, "Bash before it runs"),
     Mutant(
         "enforced-nonzero-exit",
         "enforced-exit-0",
@@ -467,10 +540,38 @@ MUTANTS = [
         NonVetoableDenyEnforced,
         "session start",
     ),
-    Mutant("coverage-decisions", "no-ask-scenario", "claude", None, None, suite=_no_ask),
-    Mutant("alias-witnessed", "unwitnessed-host-alias", "claude", ExtraHostAlias, None),
     Mutant(
-        "alias-witnessed", "alias-case-removed", "gemini", None, None, suite=_without("write_file")
+        "coverage-decisions", "no-ask-scenario", "claude", None, "<file: claude>", suite=_no_ask
+    ),
+    Mutant(
+        "coverage-decisions",
+        "rewrite-only-on-enforced-deny",
+        "claude",
+        None,
+        "<file: claude>",
+        suite=_rewrite_as(
+            "Bash before it runs",
+            {"decision": "deny", "reason": "no", "mutated_input": {"command": "ls"}},
+        ),
+    ),
+    Mutant(
+        "coverage-decisions",
+        "rewrite-only-where-dropped",
+        "claude",
+        None,
+        "<file: claude>",
+        suite=_rewrite_as(
+            "Bash after it ran", {"decision": "allow", "mutated_input": {"command": "ls"}}
+        ),
+    ),
+    Mutant("alias-witnessed", "unwitnessed-host-alias", "claude", ExtraHostAlias, "<file: claude>"),
+    Mutant(
+        "alias-witnessed",
+        "alias-case-removed",
+        "gemini",
+        None,
+        "<file: gemini>",
+        suite=_without("write_file"),
     ),
     Mutant("alias-input-key", "alias-loses-key", "gemini", AliasLosesInputKey, "read_file"),
     Mutant(
@@ -517,6 +618,13 @@ MUTANTS = [
         "shell before it runs",
     ),
     Mutant(
+        "content-field-reaches-host",
+        "context-only-in-enforced-pre-tool",
+        "claude",
+        ContextOnlyInEnforcedPreTool,
+        "Bash before it runs",
+    ),
+    Mutant(
         "content-field-declared-dropped",
         "declares-context-dropped",
         "claude",
@@ -543,7 +651,7 @@ def test_unbroken_adapter_passes_the_mutant_suite(agent: str) -> None:
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[f"{m.rule}:{m.id}" for m in MUTANTS])
 def test_harness_rejects_mutant_naming_its_rule_and_case(mutant: Mutant) -> None:
-    """A mutant fails on its own rule, and the message names that rule id and the case."""
+    """A mutant fails on its own rule, and the message names that rule id and the case (or file)."""
     real = adapter_for(mutant.agent)
     adapter = mutant.wrap(real) if mutant.wrap else real
     with pytest.raises(ConformanceError) as raised:
@@ -552,8 +660,7 @@ def test_harness_rejects_mutant_naming_its_rule_and_case(mutant: Mutant) -> None
     assert error.rule == mutant.rule, str(error)
     assert f"'{mutant.rule}'" in str(error)
     assert error.case == mutant.case, str(error)
-    if mutant.case is not None:
-        assert f"case '{mutant.case}'" in str(error)
+    assert f"case '{mutant.case}'" in str(error)
 
 
 def test_every_rule_id_has_a_mutant() -> None:

@@ -13,11 +13,15 @@
 #   event-name field (found as the top-level string equal to the parsed ``meta.native_event``) is set
 #   to ``NATIVE_EVENT_FOR[kind]``, the drift probe for ``unknown``, else an event built with
 #   ``make_event`` (not vetoable) from a parsed fixture event.
-# * A content field *reaches the host* on an event when, for at least one decision (allow, deny, ask),
-#   ``sole_gate`` value and vetoability (the event as parsed and its non-vetoable variant), a distinct
-#   probe value in that field appears in the response (stdout keys and values, stderr; substring
-#   match) and not in the same render without the field. A field outside ``UNRENDERED_FIELDS[kind]``
-#   must reach the host on every probe event of that kind; a field inside must reach it on none.
+# * A content field *appears* in a render when, for a decision (allow, deny, ask), ``sole_gate``
+#   value and vetoability (the event as parsed and its non-vetoable variant), a distinct probe value
+#   in that field is in the response (stdout keys and values, stderr; substring match) and not in the
+#   same render without the field. It *reaches the host* when it appears in a render with
+#   ``enforced`` false: hosts ignore an exit-2 block's stdout and read its stderr only as the block
+#   reason (contract.md §5; host-protocols.md §1-2). A field outside ``UNRENDERED_FIELDS[kind]`` must reach the host on every
+#   probe event of that kind; a field inside must appear in no render at all, enforced or not.
+# * File-level failures (the declarations, the suite as a whole, an alias no case witnesses) name
+#   the case ``<file: AGENT>`` or ``<declarations: AGENT>``, AGENT being the fixture file's agent.
 # * Host aliases come from the optional adapter attribute ``TOOL_ALIASES`` (native name to canonical
 #   tool, host-scoped) plus the global map; each needs a witnessing fixture case.
 
@@ -42,7 +46,9 @@ from ._generated.constants import (
     Decisions,
     EventKind,
     EventKinds,
+    EventMetaFields,
     IntegrationModes,
+    NativeResponseFields,
     VerdictFields,
 )
 from ._generated.models.native_response_schema import NativeResponse
@@ -76,11 +82,12 @@ RULES: Final[Mapping[str, str]] = MappingProxyType(
         "call-class-coverage": "A case whose call_class has a coverage that forbids a veto parses non-vetoable.",
         "parse-golden": "parse(native) equals the case's golden event.",
         "allow-never-enforces": "An allow renders enforced false and exit code 0.",
+        "ask-never-enforced": "An ask renders enforced false: it describes the host, never a block.",
         "enforced-nonzero-exit": "An enforced render exits non-zero.",
         "vetoable-deny-enforces": "A deny on a vetoable event renders enforced.",
         "non-vetoable-deny-not-enforced": "Nothing rendered for a non-vetoable event is enforced.",
         "render-golden": "render(verdict, event, sole_gate) equals the scenario's golden native response.",
-        "coverage-decisions": "Across the file an allow, a deny, an ask, a mutated_input and an enforced deny are rendered.",
+        "coverage-decisions": "Across the file an allow, a deny, an ask, an enforced deny and a mutated_input reaching the host (in an unenforced render) are rendered.",
         "alias-witnessed": "Every tool alias has a fixture case whose native tool is the alias and whose tool is its target.",
         "alias-input-key": "An aliased tool's witnessing event carries the target's advertised input key.",
         "drift-probe": "An unmodelled event name parses as unknown with the name kept and its deny unenforced; an unmodelled field survives in meta.passthrough.",
@@ -88,8 +95,8 @@ RULES: Final[Mapping[str, str]] = MappingProxyType(
         "non-vetoable-deny-differs-from-allow": "On a non-vetoable pre_tool event a deny renders differently from an abstaining allow (observe_only exempt).",
         "ask-tier-true": "NATIVE_ASK_TIER true: a pre_tool ask differs from the abstaining allow and from the enforced deny.",
         "ask-tier-false": "NATIVE_ASK_TIER false: a pre_tool ask equals the advisory deny (a deny on the non-vetoable variant).",
-        "content-field-reaches-host": "A content field not in UNRENDERED_FIELDS[kind] reaches the response on every probe event of that kind.",
-        "content-field-declared-dropped": "A content field in UNRENDERED_FIELDS[kind] never reaches the response.",
+        "content-field-reaches-host": "A content field not in UNRENDERED_FIELDS[kind] reaches an unenforced response on every probe event of that kind.",
+        "content-field-declared-dropped": "A content field in UNRENDERED_FIELDS[kind] appears in no response, enforced or not.",
     }
 )
 """Every conformance rule id, in the order the harness checks them, with what it requires."""
@@ -110,9 +117,33 @@ _PROBE_VALUES: Final[Mapping[ContentField, str]] = MappingProxyType(
 # Untrusted payloads parse must survive (contract.md §3: untrusted native input never raises).
 _ODD_PAYLOADS: Final[tuple[Any, ...]] = (None, True, 0, -1.5, "", "text", [], [{}])
 _ODD_VALUES: Final[tuple[Any, ...]] = (None, True, 0, 2.5, "", [], {}, [None])
-_REQUIRED_DECISIONS: Final = ("allow", "deny", "ask", "mutated_input", "enforced deny")
+# The harness's own name for a deny rendered enforced (not a contract value).
+_ENFORCED_DENY: Final = "enforced deny"
+# What a file must render (contract.md §8); a mutated_input counts once it reaches the host.
+_REQUIRED_DECISIONS: Final[tuple[str, ...]] = (
+    Decisions.ALLOW,
+    Decisions.DENY,
+    Decisions.ASK,
+    ContentFields.MUTATED_INPUT,
+    _ENFORCED_DENY,
+)
 _TOOL_KINDS: Final[frozenset[str]] = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
 _SHOW_LIMIT: Final = 300
+
+
+class _Keys:
+    """Key names of the fixture-file format (fixtures/fixture.schema.json), named once."""
+
+    AGENT: Final = "agent"
+    CASES: Final = "cases"
+    NAME: Final = "name"
+    CALL_CLASS: Final = "call_class"
+    ADAPTER_OPTIONS: Final = "adapter_options"
+    NATIVE: Final = "native"
+    EVENT: Final = "event"
+    RENDER: Final = "render"
+    VERDICT: Final = "verdict"
+    SOLE_GATE: Final = "sole_gate"
 
 
 class ConformanceError(AssertionError):
@@ -206,7 +237,9 @@ class _Run:
     def __init__(self, adapter: Adapter, fixtures: Mapping[str, Any]) -> None:
         self.adapter = adapter
         self.cases = _fixture_cases(fixtures)
-        self.fixture_agent: object = fixtures.get("agent")
+        self.fixture_agent: str = fixtures[_Keys.AGENT]
+        # The case a file-level failure names: no single case is at fault.
+        self.file_case = f"<file: {self.fixture_agent}>"
         self.checks: Counter[str] = Counter()
         # Distinct adapter_options (as sorted JSON) -> (options, configured adapter).
         self.adapters: dict[str, tuple[Mapping[str, Any], Adapter]] = {"{}": ({}, adapter)}
@@ -238,13 +271,15 @@ class _Run:
                 "fixture-agent",
                 f"the fixture file is for agent {self.fixture_agent!r} but the adapter's AGENT is "
                 f"{agent!r}: run each adapter against its own fixture file",
+                self.file_case,
             )
         self.count("vacuous-suite")
-        if not self.cases or not any(case["render"] for case in self.cases):
+        if not self.cases or not any(case[_Keys.RENDER] for case in self.cases):
             self.fail(
                 "vacuous-suite",
                 f"the fixture file has {len(self.cases)} case(s) and no rendered scenario, so it "
                 "checks nothing: add cases with verdict scenarios",
+                self.file_case,
             )
         self.declarations(self.adapter, "")
         for case in self.cases:
@@ -281,19 +316,25 @@ class _Run:
     def declarations(self, adapter: Adapter, label: str) -> None:
         """Check the declaration attributes an adapter exposes."""
         who = f"adapter {getattr(adapter, 'AGENT', None)!r}{label}"
+        case = f"<declarations: {self.fixture_agent}{label}>"
         self.count("declarations-well-formed")
         agent = getattr(adapter, "AGENT", None)
         if not isinstance(agent, str) or not agent:
-            self.fail("declarations-well-formed", f"{who}: AGENT is {agent!r}, not a non-empty str")
+            self.fail(
+                "declarations-well-formed", f"{who}: AGENT is {agent!r}, not a non-empty str", case
+            )
         mode = getattr(adapter, "INTEGRATION_MODE", None)
         if mode not in IntegrationModes.ALL:
             self.fail(
                 "declarations-well-formed",
                 f"{who}: INTEGRATION_MODE is {mode!r}, not one of {IntegrationModes.ALL}",
+                case,
             )
         tier = getattr(adapter, "NATIVE_ASK_TIER", None)
         if not isinstance(tier, bool):
-            self.fail("declarations-well-formed", f"{who}: NATIVE_ASK_TIER is {tier!r}, not a bool")
+            self.fail(
+                "declarations-well-formed", f"{who}: NATIVE_ASK_TIER is {tier!r}, not a bool", case
+            )
         event_for = getattr(adapter, "NATIVE_EVENT_FOR", None)
         if not isinstance(event_for, Mapping) or not all(
             kind in EventKinds.ALL and isinstance(name, str) and name
@@ -303,6 +344,7 @@ class _Run:
                 "declarations-well-formed",
                 f"{who}: NATIVE_EVENT_FOR is {event_for!r}; it maps event kinds to non-empty "
                 "native event names",
+                case,
             )
         aliases = getattr(adapter, "TOOL_ALIASES", {})
         if not isinstance(aliases, Mapping) or not all(
@@ -311,6 +353,7 @@ class _Run:
             self.fail(
                 "declarations-well-formed",
                 f"{who}: TOOL_ALIASES is {aliases!r}; it maps native tool names to canonical tools",
+                case,
             )
         self.count("coverage-well-formed")
         coverage = getattr(adapter, "COVERAGE", None)
@@ -323,23 +366,24 @@ class _Run:
                 "coverage-well-formed",
                 f"{who}: COVERAGE is {coverage!r}; it must name exactly {CallClasses.ALL}, each "
                 f"with one of {CoverageStatuses.ALL}",
+                case,
             )
         self.count("unrendered-rows-complete")
         rows = getattr(adapter, "UNRENDERED_FIELDS", None)
         problem = _unrendered_problem(rows)
         if problem:
-            self.fail("unrendered-rows-complete", f"{who}: UNRENDERED_FIELDS {problem}")
+            self.fail("unrendered-rows-complete", f"{who}: UNRENDERED_FIELDS {problem}", case)
 
     # -- cases -------------------------------------------------------------------------------
 
     def case(self, case: Mapping[str, Any]) -> None:
         """Check one case: parse rules and golden, then every scenario's invariants and golden."""
-        name: str = case["name"]
-        adapter = self.configured(case.get("adapter_options", {}), name)
-        event = self.parse(adapter, case["native"], "parse-never-raises", name)
+        name: str = case[_Keys.NAME]
+        adapter = self.configured(case.get(_Keys.ADAPTER_OPTIONS, {}), name)
+        event = self.parse(adapter, case[_Keys.NATIVE], "parse-never-raises", name)
         self.unknown_never_vetoes(event, name)
-        if "call_class" in case:
-            call_class = case["call_class"]
+        if _Keys.CALL_CLASS in case:
+            call_class = case[_Keys.CALL_CLASS]
             status = adapter.COVERAGE.get(call_class)
             self.count("call-class-coverage")
             if not coverage_allows_veto(status) and event.this_call_vetoable:
@@ -351,7 +395,7 @@ class _Run:
                     name,
                 )
         self.count("parse-golden")
-        difference = _difference(case["event"], event.to_dict())
+        difference = _difference(case[_Keys.EVENT], event.to_dict())
         if difference:
             self.fail(
                 "parse-golden",
@@ -360,13 +404,13 @@ class _Run:
                 name,
             )
         self.parsed.append((name, event))
-        for scenario, spec in case["render"].items():
-            verdict = _verdict(spec["verdict"], name, scenario)
-            sole_gate = spec.get("sole_gate", False)
+        for scenario, spec in case[_Keys.RENDER].items():
+            verdict = _verdict(spec[_Keys.VERDICT], name, scenario)
+            sole_gate = spec.get(_Keys.SOLE_GATE, False)
             out = self.render(adapter, verdict, event, sole_gate, "render-golden", name, scenario)
             self.scenarios += 1
             self.count("render-golden")
-            difference = _difference(spec["native"], out)
+            difference = _difference(spec[_Keys.NATIVE], out)
             if difference:
                 self.fail(
                     "render-golden",
@@ -375,21 +419,39 @@ class _Run:
                     name,
                     scenario,
                 )
+            enforced = out.get(NativeResponseFields.ENFORCED) is True
             self.rendered.add(verdict.decision)
-            if verdict.mutated_input is not ABSENT:
-                self.rendered.add(VerdictFields.MUTATED_INPUT)
-            if verdict.decision == Decisions.DENY and out.get("enforced") is True:
-                self.rendered.add("enforced deny")
+            if verdict.mutated_input is not ABSENT and self.rewrite_counts(adapter, verdict, out):
+                self.rendered.add(ContentFields.MUTATED_INPUT)
+            if verdict.decision == Decisions.DENY and enforced:
+                self.rendered.add(_ENFORCED_DENY)
+
+    def rewrite_counts(self, adapter: Adapter, verdict: Verdict, out: Mapping[str, Any]) -> bool:
+        """Whether a scenario's mutated_input counts for coverage-decisions."""
+        # contract.md §5: the host ignores an enforced render's stdout, so a rewrite counts only
+        # when an unenforced render carries its value. A host with no mutated_input channel on any
+        # kind (contract.md §4: amp) can only witness the drop, which content-field-declared-dropped
+        # checks, so there any rendered rewrite counts.
+        if not any(
+            ContentFields.MUTATED_INPUT not in row for row in adapter.UNRENDERED_FIELDS.values()
+        ):
+            return True
+        return out.get(NativeResponseFields.ENFORCED) is False and _holds(
+            out, verdict.mutated_input
+        )
 
     def coverage_decisions(self) -> None:
-        """The file renders an allow, a deny, an ask, a mutated_input and an enforced deny."""
+        """The file renders an allow, a deny, an ask, an enforced deny and a rewrite the host reads."""
         self.count("coverage-decisions")
         missing = [item for item in _REQUIRED_DECISIONS if item not in self.rendered]
         if missing:
             self.fail(
                 "coverage-decisions",
                 f"no scenario in the file renders {', '.join(missing)}: add scenarios so the "
-                f"suite renders every one of {', '.join(_REQUIRED_DECISIONS)}",
+                f"suite renders every one of {', '.join(_REQUIRED_DECISIONS)} (a "
+                f"{ContentFields.MUTATED_INPUT} counts only when its value is in an unenforced "
+                "render, where the host reads it)",
+                self.file_case,
             )
 
     def aliases(self) -> None:
@@ -410,6 +472,7 @@ class _Run:
                     "alias-witnessed",
                     f"alias {native!r} -> {target!r} has no witness: add a case whose native tool "
                     f"is {native!r} and whose event tool is {target!r}",
+                    self.file_case,
                 )
             key = MODELED_TOOL_INPUT_KEYS.get(target)
             carrying = [case for case, event in witnesses if key is not None and key in event.input]
@@ -439,7 +502,7 @@ class _Run:
     def probe_adapter(self, adapter: Adapter, options: Mapping[str, Any]) -> None:
         """Probe one adapter configuration: robustness, drift, synthesized kinds, every probe event."""
         suffix = f" (adapter options {dict(options)!r})" if options else ""
-        natives = [(case["name"], case["native"]) for case in self.cases]
+        natives = [(case[_Keys.NAME], case[_Keys.NATIVE]) for case in self.cases]
         self.parse_never_raises(adapter, natives, suffix)
         probes = [
             _Probe(
@@ -474,10 +537,9 @@ class _Run:
     ) -> None:
         """parse survives non-object payloads and fixture natives with fields of the wrong type."""
         for payload in _ODD_PAYLOADS:
-            event = self.parse(
-                adapter, payload, "parse-never-raises", None, f"payload {_show(payload)}{suffix}"
-            )
-            self.unknown_never_vetoes(event, None, f"payload {_show(payload)}{suffix}")
+            scenario = f"payload {_show(payload)}{suffix}"
+            event = self.parse(adapter, payload, "parse-never-raises", self.file_case, scenario)
+            self.unknown_never_vetoes(event, self.file_case, scenario)
         for name, native in natives:
             for label, payload in _odd_variants(native):
                 event = self.parse(adapter, payload, "parse-never-raises", name, label + suffix)
@@ -530,7 +592,7 @@ class _Run:
                     adapter, verdict, event, False, "drift-probe", name, scenario, check=False
                 )
                 self.count("drift-probe")
-                if out.get("enforced") is True:
+                if out.get(NativeResponseFields.ENFORCED) is True:
                     self.fail(
                         "drift-probe",
                         f"a deny on an unmodelled event rendered enforced ({_show(out)}); nothing "
@@ -585,15 +647,19 @@ class _Run:
         base = (
             probes[0]
             if probes
-            else _Probe("", "empty payload", self.parse(adapter, {}, "parse-never-raises", None))
+            else _Probe(
+                self.file_case,
+                "empty payload",
+                self.parse(adapter, {}, "parse-never-raises", self.file_case, "empty payload"),
+            )
         )
         tool = base.event.tool if kind in _TOOL_KINDS else None
         meta = base.event.meta.to_dict()
-        meta["native_event"] = adapter.NATIVE_EVENT_FOR.get(kind, _DRIFT_EVENT)
+        meta[EventMetaFields.NATIVE_EVENT] = adapter.NATIVE_EVENT_FOR.get(kind, _DRIFT_EVENT)
         if tool is None:
-            meta.pop("native_tool", None)
+            meta.pop(EventMetaFields.NATIVE_TOOL, None)
         else:
-            meta.setdefault("native_tool", tool)
+            meta.setdefault(EventMetaFields.NATIVE_TOOL, tool)
         event = make_event(
             event=kind,
             tool=tool,
@@ -686,7 +752,10 @@ class _Run:
                             probe.case,
                             scenario,
                         )
-                    if deny.get("enforced") is True and _difference(deny, got) is None:
+                    if (
+                        deny.get(NativeResponseFields.ENFORCED) is True
+                        and _difference(deny, got) is None
+                    ):
                         self.fail(
                             rule,
                             f"NATIVE_ASK_TIER is true but {_label(ask)} renders as the enforced "
@@ -716,7 +785,7 @@ class _Run:
                         )
 
     def content_fields(self, adapter: Adapter, probe: _Probe) -> None:
-        """Every content field reaches the response iff UNRENDERED_FIELDS[kind] does not name it."""
+        """A content field reaches the host iff UNRENDERED_FIELDS[kind] does not name it."""
         kind = probe.event.event
         dropped = adapter.UNRENDERED_FIELDS[kind]
         renders: list[tuple[str, ToolCallEvent, Decision, bool, dict[str, Any]]] = []
@@ -742,6 +811,9 @@ class _Run:
                 else "content-field-reaches-host"
             )
             needle = _PROBE_VALUES[field]
+            # appeared: any render carrying the value; reached: an unenforced one, since hosts
+            # ignore an exit-2 block's stdout and read stderr only as the reason (contract.md §5).
+            appeared: list[str] = []
             reached: list[str] = []
             for label, event, decision, sole_gate, baseline in renders:
                 verdict = _probe_verdict(decision, field, event)
@@ -755,23 +827,27 @@ class _Run:
                     f"{probe.origin}: {field} probe {label}",
                 )
                 if _mentions(out, needle) and not _mentions(baseline, needle):
-                    reached.append(label)
+                    appeared.append(label)
+                    if out.get(NativeResponseFields.ENFORCED) is False:
+                        reached.append(label)
             self.count(rule)
-            if field in dropped and reached:
+            if field in dropped and appeared:
                 self.fail(
                     rule,
                     f"UNRENDERED_FIELDS[{kind!r}] declares {field!r} dropped, but its probe value "
-                    f"reached the response ({reached[0]}): remove it from the row or stop "
+                    f"appeared in the response ({appeared[0]}): remove it from the row or stop "
                     "rendering it",
                     probe.case,
-                    f"{probe.origin}: {field} probe {reached[0]}",
+                    f"{probe.origin}: {field} probe {appeared[0]}",
                 )
             if field not in dropped and not reached:
+                only = f" (it appeared only in enforced renders: {appeared[0]})" if appeared else ""
                 self.fail(
                     rule,
                     f"{field!r} is not in UNRENDERED_FIELDS[{kind!r}], but its probe value reached "
-                    "no response (any decision, sole_gate, vetoable or not): render it or declare "
-                    "it dropped",
+                    "no unenforced response (any decision, sole_gate, vetoable or not)"
+                    f"{only}; the host ignores an enforced block's stdout and reads its stderr "
+                    "only as the reason: render it where the host reads it or declare it dropped",
                     probe.case,
                     f"{probe.origin}: {field} probe",
                 )
@@ -869,8 +945,8 @@ class _Run:
         scenario: str | None,
     ) -> None:
         """The rules every render obeys: enforced, exit code and vetoability agree."""
-        enforced = out.get("enforced") is True
-        exit_code = out.get("exit_code")
+        enforced = out.get(NativeResponseFields.ENFORCED) is True
+        exit_code = out.get(NativeResponseFields.EXIT_CODE)
         what = f"{_label(verdict)} on a {'vetoable' if event.this_call_vetoable else 'non-vetoable'} {event.event} event rendered {_show(out)}"
         if verdict.decision == Decisions.ALLOW:
             self.count("allow-never-enforces")
@@ -878,6 +954,17 @@ class _Run:
                 self.fail(
                     "allow-never-enforces",
                     f"{what}; an allow is never enforced and exits 0",
+                    case,
+                    scenario,
+                )
+        if verdict.decision == Decisions.ASK:
+            # Seed: "ask renders as enforced: false everywhere"; NATIVE_ASK_TIER describes the host.
+            self.count("ask-never-enforced")
+            if enforced:
+                self.fail(
+                    "ask-never-enforced",
+                    f"{what}; an ask never claims a block: render the host's ask tier or the "
+                    "advisory deny, and let render_escalated make a block (contract.md §6)",
                     case,
                     scenario,
                 )
@@ -917,9 +1004,9 @@ def _fixture_cases(fixtures: object) -> list[Mapping[str, Any]]:
     """The cases of a fixture file, after checking the shape the harness reads."""
     if not isinstance(fixtures, Mapping):
         raise FixtureError(f"a fixture file is a JSON object, got {_show(fixtures)}")
-    if not isinstance(fixtures.get("agent"), str):
+    if not isinstance(fixtures.get(_Keys.AGENT), str):
         raise FixtureError("a fixture file needs a string 'agent'")
-    cases = fixtures.get("cases")
+    cases = fixtures.get(_Keys.CASES)
     if not isinstance(cases, list):
         raise FixtureError("a fixture file needs a 'cases' array")
     names: set[str] = set()
@@ -927,27 +1014,29 @@ def _fixture_cases(fixtures: object) -> list[Mapping[str, Any]]:
         where = f"cases[{index}]"
         if not isinstance(case, Mapping):
             raise FixtureError(f"{where} is not an object")
-        name = case.get("name")
+        name = case.get(_Keys.NAME)
         if not isinstance(name, str) or not name:
             raise FixtureError(f"{where} needs a non-empty string 'name'")
         if name in names:
             raise FixtureError(f"{where}: case name {name!r} is used twice; names must be unique")
         names.add(name)
-        for key in ("native", "event", "render"):
+        for key in (_Keys.NATIVE, _Keys.EVENT, _Keys.RENDER):
             if key not in case:
                 raise FixtureError(f"case {name!r} has no {key!r}")
-        if not isinstance(case["event"], Mapping) or not isinstance(case["render"], Mapping):
+        if not isinstance(case[_Keys.EVENT], Mapping) or not isinstance(
+            case[_Keys.RENDER], Mapping
+        ):
             raise FixtureError(f"case {name!r}: 'event' and 'render' are objects")
-        if "call_class" in case and case["call_class"] not in CallClasses.ALL:
+        if _Keys.CALL_CLASS in case and case[_Keys.CALL_CLASS] not in CallClasses.ALL:
             raise FixtureError(f"case {name!r}: call_class is one of {CallClasses.ALL}")
-        if not isinstance(case.get("adapter_options", {}), Mapping):
+        if not isinstance(case.get(_Keys.ADAPTER_OPTIONS, {}), Mapping):
             raise FixtureError(f"case {name!r}: adapter_options is an object")
-        for scenario, spec in case["render"].items():
+        for scenario, spec in case[_Keys.RENDER].items():
             if (
                 not isinstance(spec, Mapping)
-                or not isinstance(spec.get("verdict"), Mapping)
-                or not isinstance(spec.get("native"), Mapping)
-                or not isinstance(spec.get("sole_gate", False), bool)
+                or not isinstance(spec.get(_Keys.VERDICT), Mapping)
+                or not isinstance(spec.get(_Keys.NATIVE), Mapping)
+                or not isinstance(spec.get(_Keys.SOLE_GATE, False), bool)
             ):
                 raise FixtureError(
                     f"case {name!r}, scenario {scenario!r}: a scenario is {{verdict, sole_gate?, "
@@ -1048,6 +1137,17 @@ def _probe_verdict(decision: Decision, field: ContentField, event: ToolCallEvent
     if field == ContentFields.MUTATED_OUTPUT:
         return Verdict(decision=decision, mutated_output=needle)
     return Verdict(decision=decision, additional_context=needle)
+
+
+def _holds(value: object, needle: object) -> bool:
+    """Whether a JSON value equals needle (by JSON value) or holds it at any depth."""
+    if _difference(needle, value) is None:
+        return True
+    if isinstance(value, Mapping):
+        return any(_holds(item, needle) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds(item, needle) for item in value)
+    return False
 
 
 def _mentions(value: object, needle: str) -> bool:
