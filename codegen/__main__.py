@@ -14,7 +14,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     parser.add_argument(
-        "--root", type=Path, default=REPO, help="tree to write into or check (default: the repo)"
+        "--root",
+        type=Path,
+        default=REPO,
+        help="tree to write into or check; sources are always this repo (default: the repo)",
     )
     args = parser.parse_args(argv)
     try:

@@ -64,3 +64,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(conformance, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)

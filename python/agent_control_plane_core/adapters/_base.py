@@ -83,7 +83,8 @@ class NativeFields:
         value = self.payload.get(key)
         if isinstance(value, dict):
             self.consumed.add(key)
-            return value
+            # A shallow copy: a judge editing event.input must not edit the caller's payload.
+            return dict(value)
         return {}
 
     def take(self, key: str) -> Any:
