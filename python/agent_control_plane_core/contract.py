@@ -158,7 +158,7 @@ def sanitize_verdict(
     if isinstance(untrusted, Mapping) and _is_decision(decision):
         return Verdict(decision=decision, **fields)
     shown = decision if isinstance(untrusted, Mapping) else untrusted
-    note = f'[control-plane: invalid verdict decision {_json_text(shown)} clamped to "ask"]'
+    note = f'[control-plane: invalid verdict decision {_json_text(shown)} clamped to "{Decisions.ASK}"]'
     reason = fields.get(VerdictFields.REASON)
     fields[VerdictFields.REASON] = f"{reason} {note}" if reason else note
     return Verdict(decision=Decisions.ASK, **fields)
