@@ -280,3 +280,14 @@ def test_sanitize_keeps_a_verdict_instance(decision: Any) -> None:
 def test_normalize_verdict_names_a_mistyped_field(field: str, value: Any, expected: str) -> None:
     with pytest.raises(TypeError, match=f"{field} must be a JSON {expected}"):
         normalize_verdict({"decision": "ask", field: value})
+
+
+def test_a_gated_kind_outside_the_coverage_kinds_vetoes_whatever_the_class() -> None:
+    coverage = MappingProxyType(
+        {"builtin": "partial", "mcp": "uncovered", "subagent": "partial", "resumed": "partial"}
+    )
+    gated = frozenset({"pre_tool", "post_tool"})
+    scope = frozenset({"pre_tool"})
+    assert vetoable_for("post_tool", "mcp", gated, coverage, scope)  # type: ignore[arg-type]
+    assert not vetoable_for("pre_tool", "mcp", gated, coverage, scope)  # type: ignore[arg-type]
+    assert not vetoable_for("prompt_submit", "builtin", gated, coverage, scope)  # type: ignore[arg-type]

@@ -239,10 +239,14 @@ def vetoable_for(
     calls: CallClass,
     gated_kinds: frozenset[EventKind],
     coverage: Mapping[CallClass, CoverageStatus],
+    coverage_kinds: frozenset[EventKind] | None = None,
 ) -> bool:
     """Tell whether a deny on this kind and call class is enforced by the host."""
     if kind == EventKinds.UNKNOWN or kind not in gated_kinds:
         return False
+    # contract.md §3: coverage speaks only for the kinds it describes (codex: PreToolUse routing).
+    if coverage_kinds is not None and kind not in coverage_kinds:
+        return True
     return coverage_allows_veto(coverage.get(calls))
 
 

@@ -131,12 +131,13 @@ class Decisions:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
     COVERAGE: Final = "coverage"
     GATED_KINDS: Final = "gated_kinds"
+    COVERAGE_KINDS: Final = "coverage_kinds"
     NATIVE_ASK_TIER: Final = "native_ask_tier"
     UNRENDERED_FIELDS: Final = "unrendered_fields"
     NATIVE_EVENTS: Final = "native_events"

@@ -186,7 +186,6 @@ class HostAdapter:
         tool_input: dict[str, Any],
         call_keys: tuple[str, str],
         response_key: str | None = None,
-        vetoable: bool | None = None,
     ) -> ToolCallEvent:
         """Finish a parse: response, standard meta, renames, aliases, call class, veto, passthrough.
 
@@ -210,8 +209,7 @@ class HostAdapter:
             if renames is not None:
                 tool_input = rename_input_keys(tool_input, renames)
         tool = canonical_tool(native_tool, tool_input, calls, decl.TOOL_ALIASES)
-        if vetoable is None:
-            vetoable = vetoable_for(kind, calls, decl.GATED_KINDS, decl.COVERAGE)
+        vetoable = vetoable_for(kind, calls, decl.GATED_KINDS, decl.COVERAGE, decl.COVERAGE_KINDS)
         # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
         vetoable = vetoable and self.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
         meta = EventMeta(
@@ -255,10 +253,6 @@ class HostAdapter:
         # Codex and Gemini trim stderr and fail open on what is left empty
         # (codex-rs/hooks/src/common.rs trimmed_non_empty; gemini hookRunner.ts stderr.trim()).
         return reason if isinstance(reason, str) and reason.strip() else self.DEFAULT_BLOCK_REASON
-
-    def carries(self, kind: EventKind, field: ContentField) -> bool:
-        """Tell whether this host has a channel for a content field on this kind."""
-        return field not in self.UNRENDERED_FIELDS[kind]
 
 
 def payload_fields(native: object) -> NativeFields:

@@ -39,11 +39,6 @@ class CodexAdapter(HostAdapter):
         kind = self.kind_of(native_event)
         native_tool = fields.string("tool_name")
         tool_input = fields.object("tool_input")
-        vetoable = None
-        if kind == EventKinds.POST_TOOL:
-            # The declared coverage describes PreToolUse routing only (contract.md §3), so
-            # PostToolUse vetoes whenever the version enforces.
-            vetoable = True
         return self.build_event(
             fields,
             kind=kind,
@@ -52,7 +47,6 @@ class CodexAdapter(HostAdapter):
             tool_input=tool_input,
             call_keys=("mcp_context", "agent_type"),
             response_key="tool_response",
-            vetoable=vetoable,
         )
 
     def render_checked(

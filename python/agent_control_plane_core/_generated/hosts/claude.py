@@ -18,6 +18,7 @@ INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "covered", "subagent": "covered"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
 NATIVE_ASK_TIER: Final = True
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {

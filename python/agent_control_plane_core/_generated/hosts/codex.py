@@ -18,6 +18,7 @@ INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "partial", "mcp": "uncovered", "resumed": "partial", "subagent": "partial"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {

@@ -18,6 +18,7 @@ INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "unknown"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
