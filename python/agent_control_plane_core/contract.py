@@ -28,6 +28,7 @@ from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT, Absent
 
 __all__ = [
+    "block_reason",
     "call_class",
     "canonical_tool",
     "check_alias_targets",
@@ -184,6 +185,14 @@ def _json_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return json.dumps(repr(value), ensure_ascii=False)
+
+
+def block_reason(verdict: Verdict, default: str) -> str:
+    """The verdict's reason when it has visible text, else the host's default block reason."""
+    reason = verdict.reason
+    # Codex and Gemini trim stderr and fail open on what is left empty
+    # (codex-rs/hooks/src/common.rs trimmed_non_empty; gemini hookRunner.ts stderr.trim()).
+    return reason if isinstance(reason, str) and reason.strip() else default
 
 
 def rename_input_keys(tool_input: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:

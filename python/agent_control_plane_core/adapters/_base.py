@@ -23,6 +23,7 @@ from .._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from .._model_base import ABSENT
 from ..contract import (
+    block_reason,
     call_class,
     canonical_tool,
     check_alias_targets,
@@ -45,6 +46,8 @@ class Adapter(Protocol):
     UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]]
     NATIVE_ASK_TIER: bool
     NATIVE_EVENT_FOR: Mapping[EventKind, str]
+    DEFAULT_BLOCK_REASON: str
+    FAILURE_EXIT_CODE: int
 
     def parse(self, native: object) -> ToolCallEvent:
         """Turn a raw hook payload into a ToolCallEvent; never raises."""
@@ -102,6 +105,8 @@ class HostAdapter:
 
     DECLARATION: ModuleType
     OPTIONS: ClassVar[frozenset[str]] = frozenset()
+    # option -> environment variable a hook entry or the CLI reads it from (an explicit option wins)
+    ENV_OPTIONS: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - self.OPTIONS)
@@ -169,6 +174,10 @@ class HostAdapter:
     ) -> NativeResponse:
         """The host's render of a verdict with a valid decision for one of its own events."""
         raise NotImplementedError
+
+    def hook_payload(self, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+        """The payload a hook entry parses, given what the host put on stdin and in the environment."""
+        return payload
 
     def kind_of(self, native_event: str) -> EventKind:
         """The event kind a native event name parses as (unknown when undeclared)."""
@@ -249,10 +258,7 @@ class HostAdapter:
 
     def block_reason(self, verdict: Verdict) -> str:
         """The verdict's reason when non-empty, else the host's default block reason."""
-        reason = verdict.reason
-        # Codex and Gemini trim stderr and fail open on what is left empty
-        # (codex-rs/hooks/src/common.rs trimmed_non_empty; gemini hookRunner.ts stderr.trim()).
-        return reason if isinstance(reason, str) and reason.strip() else self.DEFAULT_BLOCK_REASON
+        return block_reason(verdict, self.DEFAULT_BLOCK_REASON)
 
 
 def payload_fields(native: object) -> NativeFields:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .._generated.constants import Decisions, EventKinds
+from collections.abc import Mapping
+from typing import Any
+
+from .._generated.constants import Decisions, EventKinds, StandardMetaFields
 from .._generated.hosts import amp as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
@@ -14,6 +17,9 @@ __all__ = ["AmpAdapter", "amp_adapter"]
 
 # Amp delegate exit codes (host-protocols.md §4): 0 allows, 1 asks the operator, 2 rejects.
 _ALLOW, _ASK, _REJECT = 0, 1, 2
+# The real delegate puts only the tool's parameters on stdin; the tool name and the thread come
+# from the environment (host-protocols.md §4, ampcode.com/manual Permissions: delegate).
+_TOOL_NAME_ENV, _THREAD_ID_ENV = "AGENT_TOOL_NAME", "AMP_THREAD_ID"
 
 
 class AmpAdapter(HostAdapter):
@@ -33,6 +39,18 @@ class AmpAdapter(HostAdapter):
             tool_input=fields.object("input"),
             call_keys=("mcp_context", "agent_type"),
         )
+
+    def hook_payload(self, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+        """The envelope {tool, input, session_id?} built from the delegate form, or the envelope sent."""
+        tool = environ.get(_TOOL_NAME_ENV)
+        if not tool:
+            return payload  # already the envelope form
+        envelope: dict[str, Any] = {"tool": tool, "input": payload}
+        thread = environ.get(_THREAD_ID_ENV)
+        if thread:
+            # A thread is Amp's session: carry it where every host's session id goes.
+            envelope[StandardMetaFields.SESSION_ID] = thread
+        return envelope
 
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .._generated.constants import Decisions, EventKinds, IntegrationMode, IntegrationModes
@@ -21,6 +22,8 @@ class CodexAdapter(HostAdapter):
 
     DECLARATION = declaration
     OPTIONS = frozenset({"codex_version"})
+    # Codex stdin carries no version: the launcher pins it in the environment (seed: Usage).
+    ENV_OPTIONS = MappingProxyType({"codex_version": "ACP_CODEX_VERSION"})
 
     def integration_mode(self, options: Mapping[str, Any]) -> IntegrationMode:
         """external_hook from the enforcing version on; observe_only below it or with no version."""

@@ -1,0 +1,318 @@
+"""The `acp` command: bridge, parse, render, validate, keys, schema-path, hook and gen."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import IO, Any, Final
+
+from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
+from .adapters import AGENT_IDS, Adapter
+from .contract import normalize_verdict
+from .runtime import JUDGE_ENV, entry_adapter, render_escalated, run_hook_entry
+
+__all__ = ["main"]
+
+# `acp validate` kinds -> schema document names (schemas.SCHEMA_NAMES).
+_VALIDATE_KINDS: Final = {
+    "event": "tool-call-event",
+    "verdict": "verdict",
+    "native-response": "native-response",
+}
+# Per-line options of `acp bridge`; everything else on a line is refused by name.
+_BRIDGE_OPTIONS: Final = ("sole_gate", "codex_version")
+_BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
+
+
+class UsageError(Exception):
+    """A command-line input that cannot be used; the message names it and the fix."""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@lru_cache(maxsize=64)
+def _bridge_adapter(agent: str, codex_version: str | None) -> Adapter:
+    # Bounded: a stream naming many versions must not grow memory without limit.
+    # The bridge never reads the environment: each line carries its own options.
+    return entry_adapter(agent, {}, codex_version=codex_version)
+
+
+def bridge_line(line: str) -> dict[str, Any]:
+    """Answer one `acp bridge` input line: {event, render, escalated}, errors as {"error": ...}."""
+    try:
+        request = _bridge_request(line)
+    except UsageError as exc:
+        return {"event": {"error": str(exc)}, "render": None, "escalated": None}
+    agent, native, options = request["agent"], request["native"], request["options"]
+    adapter = _bridge_adapter(agent, options.get("codex_version"))
+    event = adapter.parse(native)
+    answer: dict[str, Any] = {"event": event.to_dict(), "render": None, "escalated": None}
+    if "verdict" not in request:
+        return answer
+    sole_gate = bool(options.get("sole_gate", False))
+    try:
+        verdict = normalize_verdict(request["verdict"])
+    except (TypeError, ValueError) as exc:
+        error = {"error": f"verdict: {exc}"}
+        answer["render"] = answer["escalated"] = error
+        return answer
+    answer["render"] = adapter.render(verdict, event, sole_gate=sole_gate).to_dict()
+    answer["escalated"] = render_escalated(adapter, verdict, event, sole_gate=sole_gate).to_dict()
+    return answer
+
+
+def _bridge_request(line: str) -> dict[str, Any]:
+    """The checked fields of one bridge line, or a UsageError naming what is wrong."""
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        raise UsageError(f"line is not JSON ({exc})") from exc
+    if not isinstance(request, dict):
+        raise UsageError(
+            f"line is a JSON {type(request).__name__}; send an object"
+            ' {"agent", "native", "verdict"?, "options"?}'
+        )
+    unknown = sorted(set(request) - _BRIDGE_KEYS)
+    if unknown:
+        raise UsageError(
+            f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_BRIDGE_KEYS))}"
+        )
+    agent = request.get("agent")
+    if agent not in AGENT_IDS:
+        raise UsageError(f"agent {agent!r} is not one of {', '.join(AGENT_IDS)}")
+    if "native" not in request:
+        raise UsageError("line has no native payload; add the host's raw hook payload as native")
+    options = request.get("options", {})
+    if not isinstance(options, dict):
+        raise UsageError("options must be an object {sole_gate?, codex_version?}")
+    bad = sorted(set(options) - set(_BRIDGE_OPTIONS))
+    if bad:
+        raise UsageError(f"unknown option(s) {', '.join(bad)}; known: {', '.join(_BRIDGE_OPTIONS)}")
+    if not isinstance(options.get("sole_gate", False), bool):
+        raise UsageError("options.sole_gate must be true or false")
+    version = options.get("codex_version")
+    if version is not None and not isinstance(version, str):
+        raise UsageError('options.codex_version must be a version string such as "0.150.0"')
+    return {**request, "options": options}
+
+
+def run_bridge(lines: Iterable[str], out: IO[str]) -> int:
+    """Answer every input line with exactly one output line, in order; return the line count."""
+    count = 0
+    for line in lines:
+        out.write(_dumps(bridge_line(line)) + "\n")
+        out.flush()  # a caller driving the bridge line by line waits for each answer
+        count += 1
+    return count
+
+
+def _cmd_bridge(args: argparse.Namespace) -> int:
+    run_bridge(sys.stdin, sys.stdout)
+    return 0
+
+
+def _stdin_payload() -> Any:
+    text = sys.stdin.read()
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"stdin is not a JSON payload ({exc})") from exc
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    adapter = entry_adapter(args.agent, codex_version=args.codex_version)
+    print(_dumps(adapter.parse(_stdin_payload()).to_dict()))
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    try:
+        raw_verdict = json.loads(args.verdict)
+        verdict = normalize_verdict(raw_verdict)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--verdict: {exc}") from exc
+    adapter = entry_adapter(args.agent, codex_version=args.codex_version)
+    event = adapter.parse(_stdin_payload())
+    if args.escalate:
+        response = render_escalated(adapter, verdict, event, sole_gate=args.sole_gate)
+    else:
+        response = adapter.render(verdict, event, sole_gate=args.sole_gate)
+    print(_dumps(response.to_dict()))
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .schemas import validator_for
+
+    validator = validator_for(_VALIDATE_KINDS[args.kind])
+    failed = 0
+    for name in args.files:
+        problems = _validation_problems(validator.iter_errors, name)
+        if problems:
+            failed += 1
+            for problem in problems:
+                print(f"{name}: {problem}", file=sys.stderr)
+        else:
+            print(f"{name}: ok")
+    if failed:
+        print(
+            f"{failed} of {len(args.files)} file(s) are not valid {args.kind} documents",
+            file=sys.stderr,
+        )
+    return 1 if failed else 0
+
+
+def _validation_problems(iter_errors: Callable[[Any], Iterable[Any]], name: str) -> list[str]:
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except OSError as exc:
+        return [f"cannot read ({exc.strerror})"]
+    try:
+        instance = json.loads(text)
+    except ValueError as exc:
+        return [f"not JSON ({exc})"]
+    problems = []
+    for error in sorted(iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+        where = "/".join(map(str, error.absolute_path)) or "(root)"
+        problems.append(f"{where}: {error.message}")
+    return problems
+
+
+def _cmd_keys(args: argparse.Namespace) -> int:
+    if args.tool is None:
+        print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        return 0
+    tool = TOOL_ALIASES.get(args.tool, args.tool)
+    if tool not in MODELED_TOOL_INPUT_KEYS:
+        known = ", ".join(sorted(MODELED_TOOL_INPUT_KEYS))
+        raise UsageError(f"no input key is published for tool {args.tool!r}; known tools: {known}")
+    print(MODELED_TOOL_INPUT_KEYS[tool])
+    return 0
+
+
+def _cmd_schema_path(args: argparse.Namespace) -> int:
+    from .schemas import schema_path
+
+    try:
+        print(schema_path(args.name))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    return 0
+
+
+def _cmd_hook(args: argparse.Namespace) -> int:
+    # The judge goes through the same loader as ACP_JUDGE, so a bad one gets the host's posture.
+    environ = dict(os.environ)
+    if args.judge:
+        environ[JUDGE_ENV] = args.judge
+    run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
+
+
+def _source_checkout() -> Path | None:
+    """The repository this package runs from, when it is a source checkout with the generator."""
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "codegen" / "driver.py").is_file() else None
+
+
+def _cmd_gen(args: argparse.Namespace) -> int:
+    root = _source_checkout()
+    if root is None:
+        raise UsageError(
+            "the generator is not part of the installed package: it lives in the source checkout"
+            " (codegen/). Clone the repository, edit schema/control-plane/v1, then run `make codegen`"
+        )
+    sys.path.insert(0, str(root))
+    from codegen.__main__ import main as codegen_main
+
+    return codegen_main(["--check"] if args.check else [])
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acp",
+        description="agent-control-plane-core: normalized hook events across coding agents.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(
+        name: str, handler: Callable[[argparse.Namespace], int], text: str
+    ) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    command(
+        "bridge",
+        _cmd_bridge,
+        'JSON Lines in ({"agent", "native", "verdict"?, "options"?}), one answer line out per input'
+        ' line, in order ({"event", "render", "escalated"}).',
+    )
+    for name, handler, text in (
+        ("parse", _cmd_parse, "Parse one native payload from stdin and print the event."),
+        (
+            "render",
+            _cmd_render,
+            "Parse one native payload from stdin and print the native response.",
+        ),
+    ):
+        sub = command(name, handler, text)
+        sub.add_argument("--agent", required=True, choices=AGENT_IDS)
+        sub.add_argument(
+            "--codex-version",
+            help="the Codex version the launcher pins (default: $ACP_CODEX_VERSION)",
+        )
+        if name == "render":
+            sub.add_argument(
+                "--verdict", required=True, help='the verdict as JSON, e.g. {"decision": "deny"}'
+            )
+            sub.add_argument("--sole-gate", action="store_true", help="this hook is the only gate")
+            sub.add_argument(
+                "--escalate",
+                action="store_true",
+                help="apply render_escalated (what a hook entry sends)",
+            )
+    sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
+    sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
+    sub.add_argument("files", nargs="+", metavar="FILE", help="JSON file(s); - reads stdin")
+    sub = command("keys", _cmd_keys, "Print the input key a judge reads per canonical tool.")
+    sub.add_argument("tool", nargs="?", help="one tool (canonical or aliased name); default: all")
+    sub = command(
+        "schema-path", _cmd_schema_path, "Print the path of an installed schema document."
+    )
+    sub.add_argument("name", help="e.g. tool-call-event, verdict, native-response, host")
+    sub = command(
+        "hook", _cmd_hook, "Run as the hook entry of one agent (stdin payload, native answer)."
+    )
+    sub.add_argument("agent", choices=AGENT_IDS)
+    sub.add_argument(
+        "--judge", help=f"module:callable (default: ${JUDGE_ENV}, else the demo judge)"
+    )
+    sub.add_argument("--sole-gate", action="store_true", help="this hook is the only gate")
+    sub = command(
+        "gen", _cmd_gen, "Regenerate the bindings from the schema (source checkout only)."
+    )
+    sub.add_argument("--check", action="store_true", help="compare instead of writing")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `acp` command line; return the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except UsageError as exc:
+        print(f"acp {args.command}: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+def console_main() -> None:
+    """Entry point of the `acp` console script."""
+    sys.exit(main())
