@@ -29,7 +29,9 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 coverage: $(STAMP)
+	rm -f .coverage .coverage.*
 	$(BIN)/coverage run -m pytest
+	$(BIN)/coverage combine -q
 	$(BIN)/coverage json -q -o coverage.json
 	$(BIN)/python tools/coverage_floor.py coverage.json 90
 
@@ -40,4 +42,4 @@ codegen-check: $(STAMP)
 	$(BIN)/python -m codegen --check
 
 clean:
-	rm -rf $(VENV) coverage.json .coverage .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) coverage.json .coverage .coverage.* .pytest_cache .mypy_cache .ruff_cache
