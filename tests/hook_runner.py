@@ -59,9 +59,7 @@ class HookRun:
 def hook_env(agent: str, judge: str | None = None, **extra: str) -> dict[str, str]:
     """A clean environment for one hook run: no inherited ACP_ or Amp variables."""
     env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ACP_", "AGENT_TOOL_NAME", "AMP_"))
+        k: v for k, v in os.environ.items() if not k.startswith(("ACP_", "AGENT_TOOL_NAME", "AMP_"))
     }
     env["PYTHONPATH"] = str(TESTS_DIR)
     if agent == "codex":
@@ -82,7 +80,11 @@ def run_hook(
     **env: str,
 ) -> HookRun:
     """Run acp-<agent>-hook (or argv) with the payload on stdin and return what it wrote."""
-    stdin = raw if raw is not None else json.dumps(PRE_TOOL[agent] if payload is None else payload).encode()
+    stdin = (
+        raw
+        if raw is not None
+        else json.dumps(PRE_TOOL[agent] if payload is None else payload).encode()
+    )
     command = argv or [str(BIN / f"acp-{agent}-hook")]
     result = subprocess.run(
         command, input=stdin, capture_output=True, env=hook_env(agent, judge, **env), timeout=60

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from agent_control_plane_core import AGENT_IDS
+
 from hook_judges import HUGE
 from hook_runner import ASK_TIER, BIN, FAILURE_EXIT, PRE_TOOL, hook_env, run_hook
 
@@ -215,7 +216,11 @@ def test_codex_version_env_enables_the_block() -> None:
 
 def test_amp_delegate_form_takes_the_tool_name_and_thread_from_env() -> None:
     run = run_hook(
-        "amp", {"cmd": "rm -rf /"}, judge="echo_session", AGENT_TOOL_NAME="Bash", AMP_THREAD_ID="T-9"
+        "amp",
+        {"cmd": "rm -rf /"},
+        judge="echo_session",
+        AGENT_TOOL_NAME="Bash",
+        AMP_THREAD_ID="T-9",
     )
     assert run.code == 2
     assert run.stderr == "session=T-9"

@@ -1,8 +1,9 @@
-"""The `acp` command: bridge, parse, render, validate, keys, schema-path, hook and gen."""
+"""The `acp` command: bridge, parse, render, validate, keys, schema-path, hook, policy, audit, gen."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -14,7 +15,7 @@ from typing import IO, Any, Final
 from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
 from .adapters import AGENT_IDS, Adapter
 from .contract import normalize_verdict
-from .runtime import JUDGE_ENV, entry_adapter, render_escalated, run_hook_entry
+from .runtime import JUDGE_ENV, POLICY_ENV, entry_adapter, render_escalated, run_hook_entry
 
 __all__ = ["main"]
 
@@ -51,7 +52,10 @@ def bridge_line(line: str) -> dict[str, Any]:
     except UsageError as exc:
         return {"event": {"error": str(exc)}, "render": None, "escalated": None}
     agent, native, options = request["agent"], request["native"], request["options"]
-    adapter = _bridge_adapter(agent, options.get("codex_version"))
+    try:
+        adapter = _bridge_adapter(agent, options.get("codex_version"))
+    except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
+        return {"event": {"error": f"options: {exc}"}, "render": None, "escalated": None}
     event = adapter.parse(native)
     answer: dict[str, Any] = {"event": event.to_dict(), "render": None, "escalated": None}
     if "verdict" not in request:
@@ -72,7 +76,7 @@ def _bridge_request(line: str) -> dict[str, Any]:
     """The checked fields of one bridge line, or a UsageError naming what is wrong."""
     try:
         request = json.loads(line)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser
         raise UsageError(f"line is not JSON ({exc})") from exc
     if not isinstance(request, dict):
         raise UsageError(
@@ -107,14 +111,30 @@ def run_bridge(lines: Iterable[str], out: IO[str]) -> int:
     """Answer every input line with exactly one output line, in order; return the line count."""
     count = 0
     for line in lines:
-        out.write(_dumps(bridge_line(line)) + "\n")
+        out.write(_json_line(bridge_line(line)) + "\n")
         out.flush()  # a caller driving the bridge line by line waits for each answer
         count += 1
     return count
 
 
+def _json_line(value: Any) -> str:
+    """One JSON text that always encodes as UTF-8."""
+    text = _dumps(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
 def _cmd_bridge(args: argparse.Namespace) -> int:
-    run_bridge(sys.stdin, sys.stdout)
+    # Bytes split at "\n" only, undecodable bytes replaced (as a hook entry reads stdin): a bad
+    # byte must not end the stream, and the locale must not decide how a line is decoded.
+    lines = (raw.decode("utf-8", errors="replace") for raw in sys.stdin.buffer)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8")  # JSON Lines are UTF-8 whatever the locale
+    run_bridge(lines, sys.stdout)
     return 0
 
 
@@ -212,6 +232,11 @@ def _cmd_hook(args: argparse.Namespace) -> int:
     environ = dict(os.environ)
     if args.judge:
         environ[JUDGE_ENV] = args.judge
+        environ.pop(POLICY_ENV, None)  # an explicit --judge wins over an inherited ACP_POLICY
+    if args.policy:
+        environ[POLICY_ENV] = (
+            args.policy
+        )  # loaded by judge_from_env, so a bad file gets the posture
     run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
 
 
@@ -291,10 +316,18 @@ def _parser() -> argparse.ArgumentParser:
         "hook", _cmd_hook, "Run as the hook entry of one agent (stdin payload, native answer)."
     )
     sub.add_argument("agent", choices=AGENT_IDS)
-    sub.add_argument(
+    judges = sub.add_mutually_exclusive_group()
+    judges.add_argument(
         "--judge", help=f"module:callable (default: ${JUDGE_ENV}, else the demo judge)"
     )
+    judges.add_argument("--policy", metavar="FILE", help=f"a TOML rule file (sets ${POLICY_ENV})")
     sub.add_argument("--sole-gate", action="store_true", help="this hook is the only gate")
+    sub = command("policy", _cmd_policy, "Check policy rule files against policy.schema.json.")
+    sub.add_argument("action", choices=["check"])
+    sub.add_argument("files", nargs="+", metavar="FILE", help="TOML rule file(s)")
+    sub = command("audit", _cmd_audit, "Summarize an audit log: counts and the slowest calls.")
+    sub.add_argument("path", metavar="PATH", help="the ACP_AUDIT_LOG file; - reads stdin")
+    sub.add_argument("--slowest", type=int, default=5, help="how many slow calls to list")
     sub = command(
         "gen", _cmd_gen, "Regenerate the bindings from the schema (source checkout only)."
     )
@@ -316,3 +349,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 def console_main() -> None:
     """Entry point of the `acp` console script."""
     sys.exit(main())
+
+
+def _cmd_policy(args: argparse.Namespace) -> int:
+    from .policy import check_policy_file
+
+    failed = 0
+    for name in args.files:
+        problems = check_policy_file(name)
+        failed += bool(problems)
+        for problem in problems:
+            print(f"{name}: {problem}", file=sys.stderr)
+        if not problems:
+            print(f"{name}: ok")
+    return 1 if failed else 0
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from .audit import summarize
+
+    try:
+        if args.path == "-":
+            print(summarize(sys.stdin, slowest=args.slowest))
+        else:
+            with open(args.path, encoding="utf-8", errors="replace") as log:
+                print(summarize(log, slowest=args.slowest))
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.path} ({exc.strerror or exc})") from exc
+    return 0

@@ -209,7 +209,7 @@ def _hook_answer(
 
     try:
         payload = json.loads(raw_text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser
         return failed(f"payload is not JSON ({exc})")
     if not isinstance(payload, dict):
         return failed(f"payload is a JSON {type(payload).__name__}, not an object")
@@ -231,6 +231,8 @@ def _hook_answer(
         # A present but invalid decision is clamped to ask, not treated as a failure (§7).
         verdict = sanitize_verdict(answer)
         response = render_escalated(adapter, verdict, event, sole_gate=sole_gate)
+        if response.stdout is not ABSENT:
+            _body_bytes(response.stdout)  # a body that cannot be written is a failed answer
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
     return HookAnswer(response, event, verdict)
@@ -268,6 +270,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _body_bytes(body: Any) -> bytes:
+    """The stdout body as UTF-8 JSON; raises when it is not JSON (a judge's set, say)."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
+        return json.dumps(body, separators=(",", ":")).encode("ascii")
+
+
 def _write_response(response: NativeResponse) -> None:
     """Write the body to fd 1, then the stderr text to fd 2."""
     for stream in (sys.stdout, sys.stderr):
@@ -275,8 +287,7 @@ def _write_response(response: NativeResponse) -> None:
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     if response.stdout is not ABSENT:
-        body = json.dumps(response.stdout, ensure_ascii=False, separators=(",", ":"))
-        _write_all(1, body.encode("utf-8"))
+        _write_all(1, _body_bytes(response.stdout))
     if response.stderr is not ABSENT and response.stderr:
         _write_all(2, response.stderr.encode("utf-8", errors="replace"))
 

@@ -1,0 +1,233 @@
+"""The `acp` command line: bridge, parse, render, validate, keys, schema-path, gen, help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_control_plane_core import MODELED_TOOL_INPUT_KEYS
+from agent_control_plane_core.cli import bridge_line, main
+
+from conftest import REPO, behaviour_lines
+from hook_runner import BIN, PRE_TOOL, hook_env, run_hook
+from reference_runner import run as library_answer
+
+ACP = str(BIN / "acp")
+COMMANDS = ("bridge", "parse", "render", "validate", "keys", "schema-path", "hook", "gen")
+
+
+def acp(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the installed acp script."""
+    return subprocess.run(
+        [ACP, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=hook_env("claude"),
+        timeout=60,
+    )
+
+
+def test_bridge_answers_like_the_library_on_every_reference_line() -> None:
+    lines = behaviour_lines()
+    for line in lines:
+        request = {k: line[k] for k in ("agent", "native", "verdict", "options")}
+        answer = bridge_line(json.dumps(request))
+        expected = library_answer(line["agent"], line["native"], line["verdict"], line["options"])
+        assert answer["event"] == expected["event"]
+        assert answer["render"] == expected["render"]
+        assert answer["escalated"]["exit_code"] in (0, 1, 2)
+    assert len(lines) == 700
+
+
+def test_bridge_process_answers_n_lines_in_order_and_survives_bad_ones() -> None:
+    good = {"agent": "claude", "native": PRE_TOOL["claude"], "verdict": {"decision": "deny"}}
+    inputs = []
+    for index in range(60):
+        if index % 3 == 1:
+            inputs.append("not json" if index % 2 else '["a list"]')
+        else:
+            native = {**PRE_TOOL["claude"], "session_id": f"s{index}"}
+            inputs.append(json.dumps({**good, "native": native}))
+    result = acp("bridge", stdin="\n".join(inputs) + "\n")
+    assert result.returncode == 0
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(answers) == len(inputs)
+    for index, answer in enumerate(answers):
+        if index % 3 == 1:
+            assert set(answer["event"]) == {"error"}
+            assert answer["render"] is None
+        else:
+            assert answer["event"]["meta"]["session_id"] == f"s{index}"
+            assert answer["escalated"]["exit_code"] == 2
+
+
+def test_bridge_render_matches_what_the_hook_process_sends() -> None:
+    line = {"agent": "claude", "native": PRE_TOOL["claude"], "verdict": demo_deny()}
+    escalated = bridge_line(json.dumps(line))["escalated"]
+    run = run_hook("claude")
+    assert run.code == escalated["exit_code"]
+    assert run.body() == escalated["stdout"]
+    assert run.stderr == escalated["stderr"]
+
+
+def demo_deny() -> dict[str, str]:
+    """The demo judge's answer on rm -rf (contract.md §7)."""
+    return {"decision": "deny", "reason": "demo policy: rm -rf blocked"}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("", "not JSON"),
+        ("42", "JSON int"),
+        ('{"agent": "nobody", "native": {}}', "not one of"),
+        ('{"agent": "claude"}', "no native payload"),
+        ('{"agent": "claude", "native": {}, "extra": 1}', "unknown field(s) extra"),
+        ('{"agent": "claude", "native": {}, "options": []}', "options must be an object"),
+        ('{"agent": "claude", "native": {}, "options": {"x": 1}}', "unknown option(s) x"),
+        ('{"agent": "claude", "native": {}, "options": {"sole_gate": 1}}', "sole_gate"),
+        ('{"agent": "codex", "native": {}, "options": {"codex_version": 135}}', "codex_version"),
+    ],
+)
+def test_bridge_bad_line_answers_an_error_naming_the_problem(line: str, message: str) -> None:
+    answer = bridge_line(line)
+    assert message in answer["event"]["error"]
+    assert (answer["render"], answer["escalated"]) == (None, None)
+
+
+def test_bridge_bad_verdict_still_answers_the_event() -> None:
+    answer = bridge_line(
+        json.dumps({"agent": "gemini", "native": {}, "verdict": {"decision": "x"}})
+    )
+    assert answer["event"]["meta"]["agent"] == "gemini"
+    assert "decision" in answer["render"]["error"]
+    assert answer["escalated"] == answer["render"]
+
+
+def test_bridge_without_verdict_renders_nothing() -> None:
+    answer = bridge_line(json.dumps({"agent": "amp", "native": PRE_TOOL["amp"]}))
+    assert answer["event"]["input"] == {"command": "rm -rf /"}
+    assert (answer["render"], answer["escalated"]) == (None, None)
+
+
+def test_bridge_options_reach_the_adapter() -> None:
+    line: dict[str, Any] = {"agent": "codex", "native": PRE_TOOL["codex"], "verdict": demo_deny()}
+    observe = bridge_line(json.dumps(line))
+    assert observe["event"]["meta"]["integration_mode"] == "observe_only"
+    line["options"] = {"codex_version": "0.150.0", "sole_gate": True}
+    enforcing = bridge_line(json.dumps(line))
+    assert enforcing["render"]["enforced"] is True
+
+
+def test_parse_prints_the_event() -> None:
+    result = acp("parse", "--agent", "gemini", stdin=json.dumps(PRE_TOOL["gemini"]))
+    assert result.returncode == 0
+    event = json.loads(result.stdout)
+    assert (event["tool"], event["input"]) == ("Bash", {"command": "rm -rf /"})
+
+
+def test_render_prints_the_response_and_escalates_on_request() -> None:
+    payload = json.dumps(PRE_TOOL["gemini"])
+    plain = acp("render", "--agent", "gemini", "--verdict", '{"decision": "ask"}', stdin=payload)
+    assert json.loads(plain.stdout)["exit_code"] == 0
+    escalated = acp(
+        "render",
+        "--agent",
+        "gemini",
+        "--verdict",
+        '{"decision": "ask"}',
+        "--escalate",
+        stdin=payload,
+    )
+    assert json.loads(escalated.stdout)["exit_code"] == 2
+
+
+@pytest.mark.parametrize("verdict", ["{", '{"decision": "maybe"}', "[]"])
+def test_render_refuses_a_bad_verdict_by_name(verdict: str) -> None:
+    result = acp("render", "--agent", "claude", "--verdict", verdict, stdin="{}")
+    assert result.returncode == 2
+    assert result.stderr.startswith("acp render: --verdict:")
+
+
+def test_parse_refuses_a_non_json_payload() -> None:
+    result = acp("parse", "--agent", "claude", stdin="nope")
+    assert result.returncode == 2
+    assert "stdin is not a JSON payload" in result.stderr
+
+
+def test_validate_reports_each_failing_file_and_exits_non_zero(tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"decision": "allow"}))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"decision": "perhaps"}))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    result = acp("validate", "verdict", str(good), str(bad), str(broken), str(tmp_path / "none"))
+    assert result.returncode == 1
+    assert f"{good}: ok" in result.stdout
+    assert f"{bad}: decision:" in result.stderr
+    assert f"{broken}: not JSON" in result.stderr
+    assert "cannot read" in result.stderr
+    assert "3 of 4 file(s)" in result.stderr
+
+
+def test_validate_accepts_what_parse_produces() -> None:
+    event = acp("parse", "--agent", "claude", stdin=json.dumps(PRE_TOOL["claude"])).stdout
+    result = acp("validate", "event", "-", stdin=event)
+    assert result.returncode == 0
+
+
+def test_keys_prints_the_published_map_and_one_tool() -> None:
+    assert json.loads(acp("keys").stdout) == dict(MODELED_TOOL_INPUT_KEYS)
+    assert acp("keys", "Bash").stdout.strip() == MODELED_TOOL_INPUT_KEYS["Bash"]
+    # A globally aliased native name resolves to its canonical tool.
+    assert acp("keys", "run_shell_command").stdout.strip() == MODELED_TOOL_INPUT_KEYS["Bash"]
+    unknown = acp("keys", "NoSuchTool")
+    assert unknown.returncode == 2
+    assert "known tools:" in unknown.stderr
+
+
+def test_schema_path_points_at_the_installed_document() -> None:
+    path = Path(acp("schema-path", "tool-call-event").stdout.strip())
+    assert json.loads(path.read_text())["title"] == "ToolCallEvent"
+    unknown = acp("schema-path", "nope")
+    assert unknown.returncode == 2
+    assert "choose one of" in unknown.stderr
+
+
+def test_gen_check_runs_the_generator_in_a_source_checkout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["gen", "--check"]) == 0
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_gen_outside_a_checkout_says_where_the_generator_lives(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import agent_control_plane_core.cli as cli
+
+    monkeypatch.setattr(cli, "_source_checkout", lambda: None)
+    assert main(["gen"]) == 2
+    assert "make codegen" in capsys.readouterr().err
+    assert cli._source_checkout() is None
+    monkeypatch.undo()
+    assert cli._source_checkout() == REPO
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str) -> None:
+    result = acp(command, "--help")
+    assert result.returncode == 0
+    assert "usage: acp" in result.stdout
+
+
+def test_top_level_help_lists_every_command() -> None:
+    result = acp("--help")
+    for command in COMMANDS:
+        assert command in result.stdout

@@ -1,0 +1,227 @@
+"""render_escalated, the hook response pipeline, judges and emit, in process."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_control_plane_core import AGENT_IDS, Verdict, adapter_for
+from agent_control_plane_core.runtime import (
+    JudgeLoadError,
+    demo_judge,
+    emit,
+    entry_adapter,
+    failure_response,
+    judge_from_env,
+    load_judge,
+    render_escalated,
+    render_hook_response,
+)
+from agent_control_plane_core.schemas import validator_for
+
+from hook_runner import CODEX_VERSION, FAILURE_EXIT, PRE_TOOL
+
+# A call each host delivers but cannot veto (amp vetoes every delegate call, so it has none).
+NOT_VETOABLE: dict[str, dict[str, Any]] = {
+    "claude": {"hook_event_name": "SessionStart", "session_id": "s"},
+    "codex": {"hook_event_name": "Stop", "session_id": "c"},
+    "gemini": {"hook_event_name": "Notification", "session_id": "g"},
+}
+
+# (agent, decision, vetoable) -> (exit code, enforced) of render_escalated (contract.md §4, §6).
+ESCALATED = {
+    ("claude", "allow", True): (0, False),
+    ("claude", "deny", True): (2, True),
+    ("claude", "ask", True): (0, False),  # claude asks natively
+    ("codex", "allow", True): (0, False),
+    ("codex", "deny", True): (2, True),
+    ("codex", "ask", True): (2, True),  # no ask tier: the ask becomes a block
+    ("gemini", "allow", True): (0, False),
+    ("gemini", "deny", True): (2, True),
+    ("gemini", "ask", True): (2, True),
+    ("amp", "allow", True): (0, False),
+    ("amp", "deny", True): (2, True),
+    ("amp", "ask", True): (1, False),  # amp asks its operator by exit 1
+    ("claude", "allow", False): (0, False),
+    ("claude", "deny", False): (0, False),
+    ("claude", "ask", False): (0, False),
+    ("codex", "allow", False): (0, False),
+    ("codex", "deny", False): (0, False),
+    ("codex", "ask", False): (0, False),
+    ("gemini", "allow", False): (0, False),
+    ("gemini", "deny", False): (0, False),
+    ("gemini", "ask", False): (0, False),
+}
+
+
+def _adapter(agent: str) -> Any:
+    return (
+        adapter_for(agent, codex_version=CODEX_VERSION) if agent == "codex" else adapter_for(agent)
+    )
+
+
+@pytest.mark.parametrize(("agent", "decision", "vetoable"), sorted(ESCALATED))
+def test_render_escalated_table(agent: str, decision: str, vetoable: bool) -> None:
+    adapter = _adapter(agent)
+    event = adapter.parse(PRE_TOOL[agent] if vetoable else NOT_VETOABLE[agent])
+    assert event.this_call_vetoable is vetoable
+    verdict = Verdict(decision=decision, reason="because")
+    response = render_escalated(adapter, verdict, event)
+    assert (response.exit_code, response.enforced) == ESCALATED[agent, decision, vetoable]
+    assert validator_for("native-response").is_valid(response.to_dict())
+    plain = adapter.render(verdict, event)
+    if not (vetoable and decision != "allow" and not plain.enforced):
+        assert response == plain  # escalation changes only an unenforced non-allow on a veto
+    if response.enforced:
+        assert response.stderr == "because"
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("decision", ["deny", "ask"])
+def test_event_naming_nothing_blocks_by_exit_2_with_the_reason_or_default(
+    agent: str, decision: str
+) -> None:
+    adapter = _adapter(agent)
+    payload = {k: v for k, v in PRE_TOOL[agent].items() if k != "hook_event_name"}
+    event = adapter.parse(payload)
+    assert event.meta.native_event == ""
+    response = render_escalated(adapter, Verdict(decision=decision, reason="r"), event)
+    assert (response.exit_code, response.enforced, response.stderr) == (2, True, "r")
+    assert response.to_dict().get("stdout") is None
+    blank = render_escalated(adapter, Verdict(decision=decision, reason="  "), event)
+    assert blank.stderr == adapter.DEFAULT_BLOCK_REASON
+
+
+def test_observe_only_event_naming_nothing_is_never_escalated() -> None:
+    adapter = adapter_for("codex")  # no version: observe only
+    event = adapter.parse({"tool_name": "Bash", "tool_input": {"command": "x"}})
+    response = render_escalated(adapter, Verdict(decision="deny", reason="r"), event)
+    assert response == adapter.render(Verdict(decision="deny", reason="r"), event)
+    assert not response.enforced
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_allow_is_never_escalated_even_with_no_event_name(agent: str) -> None:
+    adapter = _adapter(agent)
+    event = adapter.parse({})
+    response = render_escalated(adapter, Verdict(decision="allow"), event)
+    assert response == adapter.render(Verdict(decision="allow"), event)
+    assert response.exit_code == 0
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+@pytest.mark.parametrize("fail_closed", [False, True])
+def test_failure_response_is_the_posture_and_a_valid_native_response(
+    agent: str, fail_closed: bool
+) -> None:
+    response = failure_response(_adapter(agent), "what\nwent wrong", fail_closed=fail_closed)
+    assert validator_for("native-response").is_valid(response.to_dict())
+    assert response.exit_code == (2 if fail_closed else FAILURE_EXIT[agent])
+    assert response.enforced is fail_closed
+    assert response.stderr is not None and "what went wrong" in response.stderr
+
+
+def test_fail_closed_on_observe_only_codex_promises_no_block() -> None:
+    response = failure_response(adapter_for("codex"), "x", fail_closed=True)
+    assert (response.exit_code, response.enforced) == (2, False)
+
+
+def test_render_hook_response_runs_parse_judge_sanitize_escalate() -> None:
+    adapter = adapter_for("gemini")
+    raw = json.dumps(PRE_TOOL["gemini"])
+    response = render_hook_response(adapter, raw, lambda event: {"decision": "ask"})
+    assert (response.exit_code, response.enforced) == (2, True)
+    clamped = render_hook_response(adapter, raw, lambda event: {"decision": "nope"})
+    assert clamped.stderr is not None and "clamped" in clamped.stderr
+
+
+def test_render_hook_response_applies_the_amp_delegate_form_only_with_an_environment() -> None:
+    adapter = adapter_for("amp")
+    raw = json.dumps({"cmd": "rm -rf /"})
+    delegate = render_hook_response(adapter, raw, demo_judge, environ={"AGENT_TOOL_NAME": "Bash"})
+    assert delegate.exit_code == 2
+    plain = render_hook_response(adapter, raw, demo_judge)
+    assert plain.exit_code == 0  # an envelope without a tool: nothing to deny
+
+
+def test_an_adapter_that_raises_still_gets_the_posture() -> None:
+    class Broken:
+        AGENT = "claude"
+        INTEGRATION_MODE = "external_hook"
+        FAILURE_EXIT_CODE = 0
+
+        def parse(self, native: object) -> Any:
+            raise KeyError("bug")
+
+    response = render_hook_response(Broken(), "{}", demo_judge)  # type: ignore[arg-type]
+    assert response.exit_code == 0
+    assert response.stderr is not None and "parse failed" in response.stderr
+
+
+def test_demo_judge_denies_rm_rf_on_shell_calls_only() -> None:
+    claude = adapter_for("claude")
+    deny = demo_judge(claude.parse(PRE_TOOL["claude"]))
+    assert (deny.decision, deny.reason) == ("deny", "demo policy: rm -rf blocked")
+    amp = adapter_for("amp").parse(PRE_TOOL["amp"])  # cmd renamed to the canonical key
+    assert demo_judge(amp).decision == "deny"
+    write = claude.parse(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"content": "rm -rf /"},
+        }
+    )
+    assert demo_judge(write).decision == "allow"
+    assert demo_judge(claude.parse({"hook_event_name": "SessionStart"})).decision == "allow"
+
+
+def test_load_judge_imports_a_dotted_attribute() -> None:
+    judge = load_judge("agent_control_plane_core.runtime:demo_judge")
+    assert judge is demo_judge
+    assert load_judge("json:JSONDecoder.decode") is json.JSONDecoder.decode
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nocolon", "is not module:callable"),
+        ("mod:", "is not module:callable"),
+        ("no_such_module_xyz:f", "cannot import"),
+        ("json:nothing_here", "has no attribute"),
+        ("json:__doc__", "not a callable"),
+    ],
+)
+def test_load_judge_errors_name_the_spec_and_the_fix(spec: str, message: str) -> None:
+    with pytest.raises(JudgeLoadError, match=message) as caught:
+        load_judge(spec)
+    assert repr(spec) in str(caught.value)
+
+
+def test_judge_from_env_prefers_acp_judge_over_the_demo() -> None:
+    assert judge_from_env({}) is demo_judge
+    assert judge_from_env({"ACP_JUDGE": "json:loads"}) is json.loads
+
+
+def test_entry_adapter_reads_env_and_an_explicit_option_wins() -> None:
+    env = {"ACP_CODEX_VERSION": "0.150.0"}
+    assert entry_adapter("codex", env).INTEGRATION_MODE == "external_hook"
+    assert entry_adapter("codex", {}).INTEGRATION_MODE == "observe_only"
+    explicit = entry_adapter("codex", env, codex_version="0.100.0")
+    assert explicit.INTEGRATION_MODE == "observe_only"
+    assert entry_adapter("claude", env) is adapter_for("claude")
+
+
+def test_emit_writes_body_then_stderr_and_exits_with_the_code(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    adapter = adapter_for("claude")
+    event = adapter.parse(PRE_TOOL["claude"])
+    response = adapter.render(Verdict(decision="deny", reason="nope"), event)
+    with pytest.raises(SystemExit) as caught:
+        emit(response)
+    assert caught.value.code == 2
+    out, err = capfd.readouterr()
+    assert json.loads(out) == response.stdout
+    assert err == "nope"
