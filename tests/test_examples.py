@@ -18,8 +18,7 @@ def test_demo_runs_every_host_through_the_real_hook_entries() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "16 calls through the real hook entries; 0 disagreed" in result.stdout
-    rows = [line.split() for line in result.stdout.splitlines()[1:17]]
+    deny_rows = [line for line in result.stdout.splitlines() if line.split()[1:2] == ["deny"]]
     # The deny blocks on every host: exit 2, marked as a block.
-    assert {(row[0], row[3], row[4]) for row in rows if row[1] == "deny"} == {
-        (agent, "2", "yes") for agent in ("amp", "claude", "codex", "gemini")
-    }
+    assert sorted(line.split()[0] for line in deny_rows) == ["amp", "claude", "codex", "gemini"]
+    assert all("rm -rf /        2 yes" in line for line in deny_rows)
