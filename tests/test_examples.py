@@ -22,3 +22,17 @@ def test_demo_runs_every_host_through_the_real_hook_entries() -> None:
     # The deny blocks on every host: exit 2, marked as a block.
     assert sorted(line.split()[0] for line in deny_rows) == ["amp", "claude", "codex", "gemini"]
     assert all("rm -rf /        2 yes" in line for line in deny_rows)
+
+
+def test_readme_usage_snippet_blocks_rm_rf_as_claude_code_expects() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    snippet = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    payload = (
+        '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}'
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", snippet], input=payload, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert result.stderr == "destructive command blocked"
+    assert '"permissionDecision":"deny"' in result.stdout
