@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import agent_control_plane_core as acp
-from agent_control_plane_core import adapters, contract, schemas
+from agent_control_plane_core import adapters, cli, contract, hooks, runtime, schemas
 
 PUBLIC = [
     "ABSENT",
@@ -36,15 +36,48 @@ def test_package_all_is_pinned() -> None:
     assert acp.__all__ == PUBLIC
 
 
+RUNTIME = [
+    "AUDIT_ENV",
+    "CODEX_VERSION_ENV",
+    "FAIL_CLOSED_ENV",
+    "JUDGE_ENV",
+    "POLICY_ENV",
+    "TIMEOUT_ENV",
+    "HookAnswer",
+    "Judge",
+    "JudgeLoadError",
+    "demo_judge",
+    "emit",
+    "entry_adapter",
+    "failure_response",
+    "judge_from_env",
+    "load_judge",
+    "read_stdin",
+    "render_escalated",
+    "render_hook_response",
+    "run_hook_entry",
+]
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+
+def test_runtime_all_is_pinned() -> None:
+    assert runtime.__all__ == RUNTIME
+    assert hooks.__all__ == ["amp_main", "claude_main", "codex_main", "gemini_main", "main_for"]
+
+
 def test_every_exported_name_exists() -> None:
-    for module in (acp, adapters, contract, schemas):
+    for module in (acp, adapters, cli, contract, hooks, runtime, schemas):
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"
 
 
 def test_submodule_all_lists_are_sorted() -> None:
-    for module in (adapters, contract, schemas):
-        assert module.__all__ == sorted(module.__all__), module.__name__
+    for module in (adapters, cli, contract, hooks, runtime, schemas):
+        # isort style, as ruff keeps them: CONSTANTS, then Classes, then functions.
+        assert module.__all__ == sorted(module.__all__, key=_isort_key), module.__name__
 
 
 def test_versions_are_pinned() -> None:
