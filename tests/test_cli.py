@@ -17,7 +17,17 @@ from hook_runner import BIN, PRE_TOOL, hook_env, run_hook
 from reference_runner import run as library_answer
 
 ACP = str(BIN / "acp")
-COMMANDS = ("bridge", "parse", "render", "validate", "keys", "schema-path", "hook", "gen")
+COMMANDS = (
+    "bridge",
+    "parse",
+    "render",
+    "validate",
+    "keys",
+    "schema-path",
+    "hook",
+    "install",
+    "gen",
+)
 
 
 def acp(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

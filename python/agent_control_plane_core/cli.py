@@ -15,7 +15,15 @@ from typing import IO, Any, Final
 from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
 from .adapters import AGENT_IDS, Adapter
 from .contract import normalize_verdict
-from .runtime import JUDGE_ENV, POLICY_ENV, entry_adapter, render_escalated, run_hook_entry
+from .runtime import (
+    CODEX_VERSION_ENV,
+    FAIL_CLOSED_ENV,
+    JUDGE_ENV,
+    POLICY_ENV,
+    entry_adapter,
+    render_escalated,
+    run_hook_entry,
+)
 
 __all__ = ["main"]
 
@@ -234,10 +242,43 @@ def _cmd_hook(args: argparse.Namespace) -> int:
         environ[JUDGE_ENV] = args.judge
         environ.pop(POLICY_ENV, None)  # an explicit --judge wins over an inherited ACP_POLICY
     if args.policy:
-        environ[POLICY_ENV] = (
-            args.policy
-        )  # loaded by judge_from_env, so a bad file gets the posture
+        # Loaded by judge_from_env like ACP_POLICY, so a bad file gets the host's posture too.
+        environ[POLICY_ENV] = args.policy
+    if args.fail_closed:
+        environ[FAIL_CLOSED_ENV] = "1"
+    if args.codex_version:
+        environ[CODEX_VERSION_ENV] = args.codex_version
     run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
+
+
+def _cmd_install(args: argparse.Namespace) -> int:
+    from .install import InstallError, plan_install
+
+    try:
+        plan = plan_install(
+            args.host,
+            scope=args.scope,
+            root=args.root,
+            home=args.home,
+            judge=args.judge,
+            policy=args.policy,
+            fail_closed=args.fail_closed,
+            timeout_s=args.timeout,
+            codex_version=args.codex_version,
+        )
+    except InstallError as exc:
+        raise UsageError(str(exc)) from exc
+    for note in plan.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not plan.changed:
+        print(f"{plan.path}: already has the {args.host} hook; nothing to change")
+        return 0
+    if args.dry_run:
+        print(plan.diff(), end="")
+        return 0
+    plan.apply()
+    print(f"{plan.path}: {args.host} hook registered")
+    return 0
 
 
 def _source_checkout() -> Path | None:
@@ -322,6 +363,45 @@ def _parser() -> argparse.ArgumentParser:
     )
     judges.add_argument("--policy", metavar="FILE", help=f"a TOML rule file (sets ${POLICY_ENV})")
     sub.add_argument("--sole-gate", action="store_true", help="this hook is the only gate")
+    sub.add_argument(
+        "--fail-closed",
+        action="store_true",
+        help=f"block on any failure (sets {FAIL_CLOSED_ENV}=1)",
+    )
+    sub.add_argument(
+        "--codex-version", help=f"the Codex version the launcher pins (sets {CODEX_VERSION_ENV})"
+    )
+    sub = command(
+        "install",
+        _cmd_install,
+        "Register a hook entry in a host's configuration (merged, idempotent).",
+    )
+    sub.add_argument("host", help="claude, codex, gemini or amp")
+    where = sub.add_mutually_exclusive_group()
+    where.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help="the project's configuration under --root (default)",
+    )
+    where.add_argument(
+        "--user",
+        dest="scope",
+        action="store_const",
+        const="user",
+        help="the user's configuration under --home",
+    )
+    sub.set_defaults(scope="project")
+    sub.add_argument("--root", type=Path, help="project folder (default: the current folder)")
+    sub.add_argument("--home", type=Path, help="home folder (default: ~)")
+    installed_judge = sub.add_mutually_exclusive_group()
+    installed_judge.add_argument("--judge", help="module:callable the hook runs")
+    installed_judge.add_argument("--policy", metavar="FILE", help="a TOML rule file the hook runs")
+    sub.add_argument("--fail-closed", action="store_true", help="block when the hook fails")
+    sub.add_argument("--timeout", type=int, default=30, help="the host's hook timeout in seconds")
+    sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
+    sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     sub = command("policy", _cmd_policy, "Check policy rule files against policy.schema.json.")
     sub.add_argument("action", choices=["check"])
     sub.add_argument("files", nargs="+", metavar="FILE", help="TOML rule file(s)")

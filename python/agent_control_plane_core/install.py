@@ -1,0 +1,367 @@
+"""`acp install`: register a hook entry in a host's own configuration, merged and idempotent."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shlex
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from ._generated.constants import EventKinds
+from .adapters import AGENT_IDS
+
+__all__ = ["SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
+
+Scope = Literal["project", "user"]
+SCOPES: Final[tuple[Scope, ...]] = ("project", "user")
+# Event kinds where exit 2 stops a tool call; elsewhere (a Stop event) it means something else.
+_TOOL_KINDS: Final = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
+
+
+class InstallError(Exception):
+    """A configuration that cannot be merged safely; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """What installing would do to one configuration file."""
+
+    host: str
+    path: Path
+    before: str | None
+    after: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """Whether applying the plan would change the file."""
+        return self.before != self.after
+
+    def diff(self) -> str:
+        """A unified diff from the current file to the planned one."""
+        lines = difflib.unified_diff(
+            (self.before or "").splitlines(keepends=True),
+            self.after.splitlines(keepends=True),
+            fromfile=str(self.path) if self.before is not None else "/dev/null",
+            tofile=str(self.path),
+        )
+        return "".join(lines)
+
+    def apply(self) -> bool:
+        """Write the planned file atomically; return whether anything changed."""
+        if not self.changed:
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Write beside the target and rename, so a crash never leaves half a settings file.
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(self.after)
+            if self.path.exists():
+                os.chmod(tmp, self.path.stat().st_mode & 0o7777)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return True
+
+
+def hook_command(
+    host: str,
+    *,
+    judge: str | None = None,
+    policy: str | None = None,
+    fail_closed: bool = False,
+    codex_version: str | None = None,
+    bin_dir: Path | None = None,
+) -> list[str]:
+    """The argv a host runs: the venv's absolute console script, so no shim sits in front of it."""
+    folder = (bin_dir or Path(sys.executable).parent).absolute()
+    if judge is None and policy is None and not fail_closed and codex_version is None:
+        return [str(folder / f"acp-{host}-hook")]
+    argv = [str(folder / "acp"), "hook", host]
+    if codex_version is not None:
+        argv += ["--codex-version", codex_version]
+    if judge is not None:
+        argv += ["--judge", judge]
+    if policy is not None:
+        argv += ["--policy", str(Path(policy).absolute())]
+    if fail_closed:
+        argv.append("--fail-closed")
+    return argv
+
+
+def _is_ours(command: object, host: str) -> bool:
+    """Whether a configured command is an entry this installer wrote for this host."""
+    if not isinstance(command, str):
+        return False
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    if not argv:
+        return False
+    program = Path(argv[0]).name
+    return program == f"acp-{host}-hook" or (program == "acp" and argv[1:3] == ["hook", host])
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InstallError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _load_json(path: Path, text: str | None) -> dict[str, Any]:
+    if text is None or not text.strip():
+        return {}
+    try:
+        loaded = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(
+            f"{path} is not valid JSON ({exc}); fix or move it, then run acp install again"
+        ) from exc
+    if not isinstance(loaded, dict):
+        raise InstallError(f"{path} holds a JSON {type(loaded).__name__}, not an object")
+    return loaded
+
+
+def _child(parent: dict[str, Any], key: str, kind: type, path: Path) -> Any:
+    """parent[key], created empty when absent; refuse to overwrite a value of another type."""
+    value = parent.setdefault(key, kind())
+    if not isinstance(value, kind):
+        raise InstallError(
+            f"{path}: {key!r} is a {type(value).__name__}, expected a {kind.__name__};"
+            " fix it by hand so nothing of yours is overwritten"
+        )
+    return value
+
+
+def _merge_handler(groups: list[Any], handler: dict[str, Any], host: str) -> None:
+    """Replace this installer's earlier handler in place, or append a new matcher group."""
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, Mapping) else None
+        if not isinstance(handlers, list):
+            continue
+        for index, existing in enumerate(handlers):
+            if isinstance(existing, Mapping) and _is_ours(existing.get("command"), host):
+                handlers[index] = handler
+                return
+    groups.append({"hooks": [handler]})
+
+
+def _native_events(host: str) -> list[tuple[str, str]]:
+    """(kind, native event name) for every kind the host gates, in the schema's kind order."""
+    import importlib
+
+    declaration = importlib.import_module(f"{__package__}._generated.hosts.{host}")
+    gated: frozenset[str] = declaration.GATED_KINDS
+    events: Mapping[str, str] = declaration.NATIVE_EVENT_FOR
+    return [(kind, events[kind]) for kind in EventKinds.ALL if kind in gated and kind in events]
+
+
+@dataclass(frozen=True)
+class _Request:
+    host: str
+    path: Path
+    argv: list[str]
+    plain_argv: list[str]
+    fail_closed: bool
+    timeout_s: int
+
+
+def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tuple[str, str | None]:
+    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}."""
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    hooks = _child(settings, "hooks", dict, request.path)
+    for kind, event in _native_events(request.host):
+        # contract.md §7: fail closed only where exit 2 stops a tool call.
+        closed = request.fail_closed and kind in _TOOL_KINDS
+        handler: dict[str, Any] = {
+            "type": "command",
+            "command": shlex.join(request.argv if closed else request.plain_argv),
+            "timeout": request.timeout_s * 1000 if timeout_ms else request.timeout_s,
+        }
+        if closed and on_failure:
+            # A hook that never starts still blocks (host-protocols.md §1, v2.1.295+).
+            handler["onFailure"] = "block"
+        _merge_handler(_child(hooks, event, list, request.path), handler, request.host)
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
+
+
+def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    after, before = _json_hooks(request, timeout_ms=False, on_failure=True)
+    return after, before, ()
+
+
+def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    # Gemini CLI's handler timeout is in milliseconds (host-protocols.md §3).
+    after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
+    notes = ("Gemini CLI has no fail-closed option: a hook that never starts lets the call run.",)
+    return after, before, notes if request.fail_closed else ()
+
+
+def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    notes: tuple[str, ...] = ("Codex runs a new hook only after you trust it with /hooks.",)
+    if "--codex-version" not in request.argv:
+        # Codex payloads carry no version (host-protocols.md §2): without one nothing can block.
+        notes += (
+            "No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, every Codex"
+            " call is observe-only and never blocked.",
+        )
+    if request.fail_closed:
+        notes += ("Codex has no fail-closed option: a hook that never starts lets the call run.",)
+    if request.path.suffix == ".json":
+        after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
+        return after, before, notes
+    return (*_codex_toml(request), notes)
+
+
+def _codex_toml(request: _Request) -> tuple[str, str | None]:
+    """~/.codex/config.toml: [[hooks.<Event>]] with [[hooks.<Event>.hooks]], comments kept."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    before = _read(request.path)
+    try:
+        document = tomlkit.parse(before or "")
+    except TOMLKitError as exc:
+        raise InstallError(f"{request.path} is not valid TOML ({exc}); fix it first") from exc
+    plain = document.unwrap()
+    hooks_plain = plain.get("hooks", {})
+    if not isinstance(hooks_plain, dict):
+        raise InstallError(f"{request.path}: 'hooks' is not a table; fix it by hand")
+    if "hooks" not in document:
+        document["hooks"] = tomlkit.table(is_super_table=True)
+    hooks: Any = document["hooks"]
+    for kind, event in _native_events(request.host):
+        closed = request.fail_closed and kind in _TOOL_KINDS
+        handler = {
+            "type": "command",
+            "command": shlex.join(request.argv if closed else request.plain_argv),
+            "timeout": request.timeout_s,
+        }
+        if event not in hooks:
+            hooks[event] = tomlkit.aot()
+        groups: Any = hooks[event]
+        if not isinstance(groups.unwrap(), list):
+            raise InstallError(f"{request.path}: hooks.{event} is not an array of tables")
+        if not _replace_toml_handler(groups, handler, request.host):
+            group = tomlkit.table()
+            inner = tomlkit.aot()
+            inner.append(tomlkit.item(handler))
+            group["hooks"] = inner
+            groups.append(group)
+    return tomlkit.dumps(document), before
+
+
+def _replace_toml_handler(groups: Any, handler: dict[str, Any], host: str) -> bool:
+    for group in groups:
+        handlers = group.get("hooks") if hasattr(group, "get") else None
+        if handlers is None:
+            continue
+        for existing in handlers:
+            if hasattr(existing, "get") and _is_ours(existing.get("command"), host):
+                for key, value in handler.items():
+                    existing[key] = value
+                return True
+    return False
+
+
+def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """amp.permissions: a delegate rule for every tool, first, so the guard sees every call."""
+    if len(request.argv) > 1:
+        raise InstallError(
+            "amp runs its delegate program without arguments: drop --judge/--policy/--fail-closed"
+            " and set ACP_JUDGE, ACP_POLICY or ACP_FAIL_CLOSED in the environment amp runs in"
+        )
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    rules = _child(settings, "amp.permissions", list, request.path)
+    rule = {"tool": "*", "action": "delegate", "to": request.argv[0]}
+    mine = [r for r in rules if isinstance(r, Mapping) and _is_ours(r.get("to"), request.host)]
+    for old in mine:
+        rules.remove(old)
+    rules.insert(0, rule)
+    notes = (
+        "The delegate rule is first, so every call reaches the guard; a guard's allow (exit 0)"
+        " then allows the call, ahead of your later rules.",
+    )
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
+
+
+# host -> (project-relative path, home-relative path, installer entry)
+_HOSTS: Final[
+    Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
+] = {
+    "claude": (".claude/settings.json", ".claude/settings.json", _claude),
+    "codex": (".codex/hooks.json", ".codex/config.toml", _codex),
+    "gemini": (".gemini/settings.json", ".gemini/settings.json", _gemini),
+    # The workspace settings path is unverified (?); the user one is documented.
+    "amp": (".amp/settings.json", ".config/amp/settings.json", _amp),
+}
+
+
+def plan_install(
+    host: str,
+    *,
+    scope: Scope = "project",
+    root: Path | None = None,
+    home: Path | None = None,
+    judge: str | None = None,
+    policy: str | None = None,
+    fail_closed: bool = False,
+    timeout_s: int = 30,
+    codex_version: str | None = None,
+    bin_dir: Path | None = None,
+) -> InstallPlan:
+    """Plan the configuration change that registers this host's hook entry; nothing is written."""
+    if host not in _HOSTS:
+        known = ", ".join(sorted(_HOSTS))
+        raise InstallError(f"no installer for {host!r}: known hosts are {known}")
+    if host not in AGENT_IDS:
+        raise InstallError(f"{host!r} has an installer entry but no adapter")
+    if scope not in SCOPES:
+        raise InstallError(f"scope {scope!r} is not one of {', '.join(SCOPES)}")
+    if timeout_s <= 0:
+        raise InstallError(f"timeout {timeout_s} must be a positive number of seconds")
+    if codex_version is not None and host != "codex":
+        raise InstallError(f"--codex-version is a Codex option; {host} takes none")
+    project_path, user_path, entry = _HOSTS[host]
+    base = (root or Path.cwd()) if scope == "project" else (home or Path.home())
+    path = base.absolute() / (project_path if scope == "project" else user_path)
+    folder = bin_dir or Path(sys.executable).parent
+    script = folder / f"acp-{host}-hook"
+    if not script.exists():
+        raise InstallError(
+            f"{script} does not exist: install agent-control-plane-core in this environment"
+            " (or pass the folder of its console scripts)"
+        )
+    request = _Request(
+        host=host,
+        path=path,
+        argv=hook_command(
+            host,
+            judge=judge,
+            policy=policy,
+            fail_closed=fail_closed,
+            codex_version=codex_version,
+            bin_dir=folder,
+        ),
+        plain_argv=hook_command(
+            host, judge=judge, policy=policy, codex_version=codex_version, bin_dir=folder
+        ),
+        fail_closed=fail_closed,
+        timeout_s=timeout_s,
+    )
+    after, before, notes = entry(request)
+    return InstallPlan(host=host, path=path, before=before, after=after, notes=notes)

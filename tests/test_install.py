@@ -1,0 +1,205 @@
+"""`acp install`: host configurations written, merged, idempotent, with a dry run."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_control_plane_core.install import InstallError, hook_command, plan_install
+
+from hook_runner import BIN, PRE_TOOL, hook_env
+
+HOSTS = ("amp", "claude", "codex", "gemini")
+
+
+def install(host: str, tmp: Path, **options: Any) -> bool:
+    """Plan and apply one install under tmp (project root and home both point there)."""
+    return plan_install(host, root=tmp, home=tmp, bin_dir=BIN, **options).apply()
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+@pytest.mark.parametrize("host", HOSTS)
+def test_second_install_changes_nothing(host: str, scope: Any, tmp_path: Path) -> None:
+    assert install(host, tmp_path, scope=scope) is True
+    plan = plan_install(host, scope=scope, root=tmp_path, home=tmp_path, bin_dir=BIN)
+    written = plan.path.read_bytes()
+    assert plan.changed is False
+    assert install(host, tmp_path, scope=scope) is False
+    assert plan.path.read_bytes() == written
+
+
+def test_dry_run_prints_the_config_and_writes_nothing(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(BIN / "acp"), "install", "claude", "--root", str(tmp_path), "--dry-run"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert f"+++ {tmp_path / '.claude' / 'settings.json'}" in result.stdout
+    assert f'"command": "{BIN / "acp-claude-hook"}"' in result.stdout
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_claude_registers_every_gated_event_with_the_absolute_script(tmp_path: Path) -> None:
+    install("claude", tmp_path)
+    settings = json.loads((tmp_path / ".claude/settings.json").read_text())
+    assert sorted(settings["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
+    handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert handler == {"type": "command", "command": str(BIN / "acp-claude-hook"), "timeout": 30}
+    assert Path(shlex.split(handler["command"])[0]).is_absolute()
+
+
+def test_claude_keeps_existing_settings_and_other_hooks(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    theirs = {"type": "command", "command": "my-linter", "timeout": 5}
+    path.write_text(
+        json.dumps(
+            {
+                "model": "opus",
+                "permissions": {"allow": ["Bash(ls:*)"]},
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [theirs]}], "Stop": []},
+            }
+        )
+    )
+    install("claude", tmp_path, judge="mypkg.guard:judge")
+    settings = json.loads(path.read_text())
+    assert settings["model"] == "opus"
+    assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
+    assert settings["hooks"]["Stop"] == []
+    pre = settings["hooks"]["PreToolUse"]
+    assert pre[0] == {"matcher": "Bash", "hooks": [theirs]}
+    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge mypkg.guard:judge")
+
+
+def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_path: Path) -> None:
+    install("claude", tmp_path)
+    install("claude", tmp_path, fail_closed=True)
+    settings = json.loads((tmp_path / ".claude/settings.json").read_text())
+    pre = settings["hooks"]["PreToolUse"]
+    assert len(pre) == 1 and len(pre[0]["hooks"]) == 1
+    assert pre[0]["hooks"][0]["onFailure"] == "block"
+    assert pre[0]["hooks"][0]["command"].endswith("--fail-closed")
+    # Fail closed only where exit 2 stops a tool call: the prompt hook stays as it was.
+    prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]
+    assert "onFailure" not in prompt
+    assert prompt["command"] == str(BIN / "acp-claude-hook")
+
+
+def test_gemini_timeout_is_in_milliseconds(tmp_path: Path) -> None:
+    install("gemini", tmp_path, timeout_s=5)
+    settings = json.loads((tmp_path / ".gemini/settings.json").read_text())
+    assert sorted(settings["hooks"]) == ["AfterTool", "BeforeAgent", "BeforeTool"]
+    assert settings["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 5000
+
+
+def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> None:
+    path = tmp_path / ".codex/config.toml"
+    path.parent.mkdir()
+    path.write_text('# my settings\nmodel = "gpt-5"  # pinned\n\n[features]\nhooks = true\n')
+    install("codex", tmp_path, scope="user", codex_version="0.150.0")
+    text = path.read_text()
+    assert text.startswith('# my settings\nmodel = "gpt-5"  # pinned\n')
+    assert "[features]\nhooks = true\n" in text
+    import tomllib
+
+    config = tomllib.loads(text)
+    handler = config["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert handler["command"].endswith("acp hook codex --codex-version 0.150.0")
+    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse"]
+    install("codex", tmp_path, scope="user", codex_version="0.151.0")
+    again = tomllib.loads(path.read_text())
+    assert len(again["hooks"]["PreToolUse"]) == 1
+    assert again["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("0.151.0")
+
+
+def test_codex_without_a_version_says_it_cannot_block(tmp_path: Path) -> None:
+    plan = plan_install("codex", root=tmp_path, bin_dir=BIN)
+    assert any("observe-only" in note for note in plan.notes)
+    pinned = plan_install("codex", root=tmp_path, bin_dir=BIN, codex_version="0.150.0")
+    assert not any("observe-only" in note for note in pinned.notes)
+
+
+def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
+    path = tmp_path / ".config/amp/settings.json"
+    path.parent.mkdir(parents=True)
+    mine = {"tool": "Bash", "action": "reject"}
+    path.write_text(json.dumps({"amp.permissions": [mine], "amp.theme": "dark"}))
+    install("amp", tmp_path, scope="user")
+    install("amp", tmp_path, scope="user")
+    settings = json.loads(path.read_text())
+    assert settings["amp.theme"] == "dark"
+    delegate = {"tool": "*", "action": "delegate", "to": str(BIN / "acp-amp-hook")}
+    assert settings["amp.permissions"] == [delegate, mine]
+
+
+def test_amp_refuses_options_it_cannot_pass(tmp_path: Path) -> None:
+    with pytest.raises(InstallError, match="without arguments"):
+        plan_install("amp", root=tmp_path, bin_dir=BIN, judge="a:b")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{broken", "is not valid JSON"),
+        ("[1]", "not an object"),
+        ('{"hooks": []}', "'hooks' is a list"),
+        ('{"hooks": {"PreToolUse": {}}}', "'PreToolUse' is a dict"),
+    ],
+)
+def test_a_config_that_cannot_be_merged_is_refused_by_name(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    with pytest.raises(InstallError, match=message) as caught:
+        plan_install("claude", root=tmp_path, bin_dir=BIN)
+    assert str(path) in str(caught.value)
+    assert path.read_text() == content  # nothing lost
+
+
+def test_bad_toml_and_bad_options_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / ".codex/config.toml"
+    path.parent.mkdir()
+    path.write_text("[[[")
+    with pytest.raises(InstallError, match="not valid TOML"):
+        plan_install("codex", scope="user", home=tmp_path, bin_dir=BIN)
+    with pytest.raises(InstallError, match="known hosts"):
+        plan_install("nobody", root=tmp_path, bin_dir=BIN)
+    with pytest.raises(InstallError, match="Codex option"):
+        plan_install("claude", root=tmp_path, bin_dir=BIN, codex_version="1.0.0")
+    with pytest.raises(InstallError, match="positive"):
+        plan_install("claude", root=tmp_path, bin_dir=BIN, timeout_s=0)
+    with pytest.raises(InstallError, match="does not exist"):
+        plan_install("claude", root=tmp_path, bin_dir=tmp_path)
+
+
+def test_the_installed_command_blocks_rm_rf_when_the_host_runs_it(tmp_path: Path) -> None:
+    install("claude", tmp_path, judge="hook_judges:denies")
+    settings = json.loads((tmp_path / ".claude/settings.json").read_text())
+    command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    # Claude Code runs the command through a shell with the payload on stdin.
+    result = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(PRE_TOOL["claude"]),
+        capture_output=True,
+        text=True,
+        env=hook_env("claude"),
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (2, "denied by test")
+
+
+def test_hook_command_quotes_paths_with_spaces(tmp_path: Path) -> None:
+    folder = tmp_path / "my venv" / "bin"
+    argv = hook_command("claude", policy="rules file.toml", bin_dir=folder)
+    assert shlex.split(shlex.join(argv)) == argv
+    assert argv[:3] == [str(folder / "acp"), "hook", "claude"]
