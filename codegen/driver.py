@@ -133,11 +133,11 @@ def _objects(documents: Mapping[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _environment(root_src: Path) -> Any:
+def _environment(root_src: Path, folder: Path = TEMPLATES) -> Any:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root_src / TEMPLATES)),
+        loader=jinja2.FileSystemLoader(str(root_src / folder)),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

@@ -26,6 +26,7 @@ COMMANDS = (
     "schema-path",
     "hook",
     "install",
+    "new-adapter",
     "gen",
 )
 

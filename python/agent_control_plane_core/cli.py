@@ -281,6 +281,37 @@ def _cmd_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_new_adapter(args: argparse.Namespace) -> int:
+    root = _require_checkout()
+    from codegen.scaffold import ScaffoldError, write_skeleton
+
+    try:
+        written = write_skeleton(args.name, args.root or root)
+    except ScaffoldError as exc:
+        raise UsageError(str(exc)) from exc
+    for path in written:
+        print(f"wrote {path}")
+    print(
+        f"next: fill in the declaration from the host's docs, run `make codegen`, write parse and"
+        f" render, add golden cases to fixtures/{args.name}.json until the test passes, then add"
+        f" the acp-{args.name}-hook entry (hooks.py, pyproject [project.scripts])"
+    )
+    return 0
+
+
+def _require_checkout() -> Path:
+    """The source checkout, on sys.path so its codegen package imports; refuse outside one."""
+    root = _source_checkout()
+    if root is None:
+        raise UsageError(
+            "the generator is not part of the installed package: it lives in the source checkout"
+            " (codegen/). Clone the repository, edit schema/control-plane/v1, then run `make codegen`"
+        )
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return root
+
+
 def _source_checkout() -> Path | None:
     """The repository this package runs from, when it is a source checkout with the generator."""
     root = Path(__file__).resolve().parents[2]
@@ -288,13 +319,7 @@ def _source_checkout() -> Path | None:
 
 
 def _cmd_gen(args: argparse.Namespace) -> int:
-    root = _source_checkout()
-    if root is None:
-        raise UsageError(
-            "the generator is not part of the installed package: it lives in the source checkout"
-            " (codegen/). Clone the repository, edit schema/control-plane/v1, then run `make codegen`"
-        )
-    sys.path.insert(0, str(root))
+    _require_checkout()
     from codegen.__main__ import main as codegen_main
 
     return codegen_main(["--check"] if args.check else [])
@@ -408,6 +433,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("audit", _cmd_audit, "Summarize an audit log: counts and the slowest calls.")
     sub.add_argument("path", metavar="PATH", help="the ACP_AUDIT_LOG file; - reads stdin")
     sub.add_argument("--slowest", type=int, default=5, help="how many slow calls to list")
+    sub = command(
+        "new-adapter",
+        _cmd_new_adapter,
+        "Write a new host's declaration, adapter, fixture and test skeleton (source checkout only).",
+    )
+    sub.add_argument("name", help="the host id, e.g. cursor")
+    sub.add_argument("--root", type=Path, help="checkout to write into (default: this one)")
     sub = command(
         "gen", _cmd_gen, "Regenerate the bindings from the schema (source checkout only)."
     )
