@@ -82,3 +82,8 @@ NOT_CALLABLE = 42
 def echo_session(event: Any) -> Any:
     """Deny with the event's session id as the reason, so a test can see what was parsed."""
     return {"decision": "deny", "reason": f"session={event.meta.session_id}"}
+
+
+def redacts(event: Any) -> Any:
+    """Allow, replacing the tool's output (a secret redactor)."""
+    return {"decision": "allow", "mutated_output": "[redacted]"}

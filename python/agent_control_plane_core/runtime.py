@@ -332,7 +332,12 @@ class _Answer:
     def __init__(self) -> None:
         self._lock: Any = None
 
-    def arm(self, seconds_left: float, on_expire: Callable[[], NativeResponse]) -> None:
+    def arm(
+        self,
+        seconds_left: float,
+        on_expire: Callable[[], NativeResponse],
+        after: Callable[[HookAnswer], None],
+    ) -> None:
         """Start a watchdog that answers with on_expire() once seconds_left have passed."""
         import threading
 
@@ -343,18 +348,21 @@ class _Answer:
             if self._lock.acquire(blocking=False):
                 response = on_expire()
                 _write_response(response)
+                after(HookAnswer(response))
                 # The judge may be mid-computation on the main thread: leave without waiting.
                 os._exit(response.exit_code)
 
         threading.Thread(target=watch, name="acp-deadline", daemon=True).start()
 
-    def send(self, response: NativeResponse) -> NoReturn:
-        """Write the response and exit, unless the watchdog already answered."""
+    def send(self, outcome: HookAnswer, after: Callable[[HookAnswer], None]) -> NoReturn:
+        """Write the response, then run after (the audit), and exit; unless the watchdog answered."""
         if self._lock is not None and not self._lock.acquire(blocking=False):
             while True:  # the watchdog is writing its answer and will end the process
                 time.sleep(3600)
-        _write_response(response)
-        os._exit(response.exit_code)
+        _write_response(outcome.response)
+        # After the response: an audit diagnostic must not run into the block reason on stderr.
+        after(outcome)
+        os._exit(outcome.response.exit_code)
 
 
 def run_hook_entry(
@@ -369,20 +377,22 @@ def run_hook_entry(
     started = time.monotonic()
     fail_closed = env.get(FAIL_CLOSED_ENV) == "1"
     answer = _Answer()
+
+    def audit(outcome: HookAnswer) -> None:
+        _audit(env, adapter, outcome, started)
+
     timeout = _timeout_seconds(env)
     if timeout is not None:
 
         def expired() -> NativeResponse:
-            response = failure_response(
+            return failure_response(
                 adapter,
                 f"no answer within {TIMEOUT_ENV}={env.get(TIMEOUT_ENV)}",
                 fail_closed=fail_closed,
             )
-            _audit(env, adapter, HookAnswer(response), started)
-            return response
 
         # contract.md §7: the deadline counts from process start, not from this call.
-        answer.arm(timeout - _process_age(), expired)
+        answer.arm(timeout - _process_age(), expired, audit)
     real_stdout = sys.stdout
     # A judge's print() must not land in the body the host parses; send it to stderr instead.
     sys.stdout = sys.stderr
@@ -403,8 +413,7 @@ def run_hook_entry(
         )
     finally:
         sys.stdout = real_stdout
-    _audit(env, adapter, outcome, started)
-    answer.send(outcome.response)
+    answer.send(outcome, audit)
 
 
 def judge_from_env(environ: Mapping[str, str]) -> Judge:
@@ -437,4 +446,7 @@ def _audit(
             duration_ms=(time.monotonic() - started) * 1000,
         )
     except Exception as exc:  # the audit trail is advisory; the decision stands
-        sys.stderr.write(f"acp-{adapter.AGENT}-hook: audit log {path!r} not written ({exc})\n")
+        # A separate line after the response's own stderr text (see _Answer.send).
+        _write_all(
+            2, f"\nacp-{adapter.AGENT}-hook: audit log {path!r} not written ({exc})\n".encode()
+        )

@@ -60,6 +60,18 @@ class VetoingCoverages:
     PARTIAL: Final = "partial"
 
 
+UnrenderedDecision: TypeAlias = Literal["deny", "allow"]
+"""What a rule does when its rewrite cannot reach the host: deny, or allow the rule's own decision without the rewrite."""
+
+
+class UnrenderedDecisions:
+    """Values of UnrenderedDecision, defined in policy.schema.json."""
+
+    ALL: Final[tuple[UnrenderedDecision, ...]] = ("deny", "allow")
+    DENY: Final = "deny"
+    ALLOW: Final = "allow"
+
+
 EventKind: TypeAlias = Literal["pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"]
 """The event kinds the contract models."""
 
@@ -128,6 +140,19 @@ class Decisions:
     ASK: Final = "ask"
 
 
+class AuditRecordFields:
+    """Field names of AuditRecord, in audit-record.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
+    TIME: Final = "time"
+    AGENT: Final = "agent"
+    EVENT: Final = "event"
+    VERDICT: Final = "verdict"
+    EXIT_CODE: Final = "exit_code"
+    ENFORCED: Final = "enforced"
+    DURATION_MS: Final = "duration_ms"
+
+
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
@@ -175,6 +200,37 @@ class NativeResponseFields:
     ENFORCED: Final = "enforced"
     STDOUT: Final = "stdout"
     STDERR: Final = "stderr"
+
+
+class PolicyFields:
+    """Field names of Policy, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("rules",)
+    RULES: Final = "rules"
+
+
+class PolicyRewriteFields:
+    """Field names of PolicyRewrite, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("pattern", "replacement")
+    PATTERN: Final = "pattern"
+    REPLACEMENT: Final = "replacement"
+
+
+class PolicyRuleFields:
+    """Field names of PolicyRule, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "decision", "reason", "context", "rewrite", "on_unrendered")
+    NAME: Final = "name"
+    TOOLS: Final = "tools"
+    EVENTS: Final = "events"
+    FIELD: Final = "field"
+    MATCH: Final = "match"
+    DECISION: Final = "decision"
+    REASON: Final = "reason"
+    CONTEXT: Final = "context"
+    REWRITE: Final = "rewrite"
+    ON_UNRENDERED: Final = "on_unrendered"
 
 
 class ToolCallEventFields:

@@ -1,0 +1,169 @@
+"""The audit log: one whole JSON line per hook call (ACP_AUDIT_LOG), and its summary for `acp audit`."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, Final
+
+from ._generated.constants import AuditRecordFields, ToolCallEventFields, VerdictFields
+from ._generated.models.native_response_schema import NativeResponse
+from ._generated.models.tool_call_event_schema import ToolCallEvent
+from ._generated.models.verdict_schema import Verdict
+from ._model_base import ABSENT
+
+__all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
+
+# The log holds tool inputs and outputs, secrets included: only the owner may read it.
+_MODE: Final = 0o600
+_NONE: Final = "-"
+_NO_VERDICT: Final = "(no verdict)"
+
+
+def hook_record(
+    *,
+    agent: str,
+    event: ToolCallEvent | None,
+    verdict: Verdict | None,
+    response: NativeResponse,
+    duration_ms: float,
+) -> dict[str, Any]:
+    """The audit record of one hook call, in audit-record.schema.json field order."""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    event_doc = None if event is None else event.to_dict()
+    if event_doc is not None and verdict is not None and verdict.mutated_output is not ABSENT:
+        # A redacting judge replaced the output: the log keeps the redacted value, so a secret
+        # the guardrail kept from the model is not written to disk either.
+        event_doc[ToolCallEventFields.RESPONSE] = verdict.mutated_output
+    values = (
+        now,
+        agent,
+        event_doc,
+        None if verdict is None else verdict.to_dict(),
+        response.exit_code,
+        response.enforced,
+        round(max(0.0, duration_ms), 3),
+    )
+    return dict(zip(AuditRecordFields.ALL, values, strict=True))
+
+
+def append_line(path: str, record: dict[str, Any]) -> None:
+    """Append one record as one whole line: O_APPEND, an exclusive lock, every byte written."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (from a JSON "\ud800" escape) has no UTF-8 form: escape it instead.
+        data = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _MODE)
+    try:
+        _lock(fd)
+        # O_APPEND puts each write() at the end of the file; the lock keeps a write that comes
+        # back short (a full disk, a signal) from being interleaved with another process's line.
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _lock(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: O_APPEND alone places each line
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def append_hook_record(
+    path: str,
+    *,
+    agent: str,
+    event: ToolCallEvent | None,
+    verdict: Verdict | None,
+    response: NativeResponse,
+    duration_ms: float,
+) -> None:
+    """Append the record of one hook call to the audit log at path; raises OSError on failure."""
+    append_line(
+        path,
+        hook_record(
+            agent=agent,
+            event=event,
+            verdict=verdict,
+            response=response,
+            duration_ms=duration_ms,
+        ),
+    )
+
+
+def _records(lines: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
+    """The records among the lines, and how many non-empty lines are not records."""
+    records, bad = [], 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(record, dict) and set(AuditRecordFields.ALL) <= set(record):
+            records.append(record)
+        else:
+            bad += 1
+    return records, bad
+
+
+def _tool(record: dict[str, Any]) -> str:
+    event = record[AuditRecordFields.EVENT]
+    tool = event.get(ToolCallEventFields.TOOL) if isinstance(event, dict) else None
+    return tool if isinstance(tool, str) else _NONE
+
+
+def _decision(record: dict[str, Any]) -> str:
+    verdict = record[AuditRecordFields.VERDICT]
+    decision = verdict.get(VerdictFields.DECISION) if isinstance(verdict, dict) else None
+    return decision if isinstance(decision, str) else _NO_VERDICT
+
+
+def _kind(record: dict[str, Any]) -> str:
+    event = record[AuditRecordFields.EVENT]
+    kind = event.get(ToolCallEventFields.EVENT) if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else _NONE
+
+
+def _table(title: str, counts: Counter[str]) -> list[str]:
+    lines = [f"{title}:"]
+    width = max((len(key) for key in counts), default=0)
+    lines += [f"  {key:<{width}}  {count}" for key, count in sorted(counts.items())]
+    return lines
+
+
+def summarize(lines: Iterable[str], *, slowest: int = 5) -> str:
+    """Counts by agent, tool and decision, and the slowest calls, of an audit log's lines."""
+    records, bad = _records(lines)
+    out = [f"{len(records)} call(s)" + (f", {bad} line(s) not audit records" if bad else "")]
+    for title, key in (
+        (AuditRecordFields.AGENT, lambda r: str(r[AuditRecordFields.AGENT])),
+        (ToolCallEventFields.TOOL, _tool),
+        (VerdictFields.DECISION, _decision),
+    ):
+        out += _table(f"by {title}", Counter(key(record) for record in records))
+
+    def duration(record: dict[str, Any]) -> float:
+        value = record[AuditRecordFields.DURATION_MS]
+        return float(value) if isinstance(value, (int, float)) else 0.0
+
+    out.append(f"slowest {min(slowest, len(records))}:")
+    for record in sorted(records, key=duration, reverse=True)[:slowest]:
+        out.append(
+            f"  {duration(record):10.1f} ms  {record[AuditRecordFields.TIME]}"
+            f"  {record[AuditRecordFields.AGENT]} {_kind(record)} {_tool(record)}"
+            f" -> {_decision(record)} exit {record[AuditRecordFields.EXIT_CODE]}"
+        )
+    return "\n".join(out)
