@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check clean
+.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,7 @@ setup: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
+	$(BIN)/python examples/policy_demo.py
 
 test: codegen-check lint typecheck coverage
 
@@ -35,11 +36,20 @@ coverage: $(STAMP)
 	$(BIN)/coverage json -q -o coverage.json
 	$(BIN)/python tools/coverage_floor.py coverage.json 90
 
+# Property tests at 10,000 examples per property and adapter, then a 100,000-line bridge soak.
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py --hypothesis-show-statistics
+	$(BIN)/python tools/soak.py 100000
+
 codegen: $(STAMP)
 	$(BIN)/python -m codegen
 
 codegen-check: $(STAMP)
 	$(BIN)/python -m codegen --check
+
+# Hook latency against the floor, in-process throughput, acp bridge; writes docs/performance.md.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
 
 clean:
 	rm -rf $(VENV) coverage.json .coverage .coverage.* .pytest_cache .mypy_cache .ruff_cache

@@ -8,8 +8,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Property tests: a bounded, reproducible run by default; `make fuzz` selects the fuzz profile.
+_SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
+settings.register_profile(
+    "default",
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=_SLOW_DATA,
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=10_000,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=_SLOW_DATA,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
 SCHEMA_DIR = REPO / "schema" / "control-plane" / "v1"
 FIXTURES_DIR = REPO / "fixtures"
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +39,90 @@ def test_parse_and_render_import_nothing_heavy(agent: str) -> None:
     assert adapters == sorted(
         [f"agent_control_plane_core.adapters.{agent}", "agent_control_plane_core.adapters._base"]
     )
+
+
+def _hook_entry_points() -> dict[str, str]:
+    """acp-<agent>-hook console scripts of the installed package -> module:function."""
+    from importlib.metadata import entry_points
+
+    found = {
+        ep.name: ep.value
+        for ep in entry_points(group="console_scripts")
+        if ep.name.startswith("acp-") and ep.name.endswith("-hook")
+    }
+    assert sorted(found) == sorted(f"acp-{agent}-hook" for agent in AGENT_IDS)
+    return found
+
+
+# Imports each entry in a fresh interpreter and answers one payload the way the entry does,
+# short of its final os._exit (which would end the process before we can look).
+ENTRY_SCRIPT = """
+import importlib, json, sys
+module_name, _, function = {entry!r}.partition(":")
+entry = getattr(importlib.import_module(module_name), function)
+assert callable(entry)
+from agent_control_plane_core.runtime import entry_adapter, judge_from_env, render_hook_response
+environ = {{"ACP_CODEX_VERSION": "0.150.0", "AGENT_TOOL_NAME": "Bash"}}
+adapter = entry_adapter({agent!r}, environ)
+response = render_hook_response(adapter, sys.argv[1], judge_from_env(environ), environ=environ)
+assert response.exit_code == 2, response
+print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in {forbidden!r})))
+"""
+
+# The payload each host's hook reads on stdin for a command the demo judge blocks.
+ENTRY_PAYLOADS = {
+    "claude": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "codex": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "gemini": {
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "amp": {"cmd": "rm -rf /"},
+}
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_hook_entry_in_a_fresh_interpreter_loads_no_forbidden_module(agent: str) -> None:
+    entry = _hook_entry_points()[f"acp-{agent}-hook"]
+    code = ENTRY_SCRIPT.format(entry=entry, agent=agent, forbidden=set(FORBIDDEN))
+    payload = json.dumps(ENTRY_PAYLOADS[agent])
+    result = subprocess.run(
+        [sys.executable, "-c", code, payload], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == []
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None:
+    """The whole process of the installed console script, seen through -X importtime."""
+    script = Path(sys.executable).parent / f"acp-{agent}-hook"
+    if not script.is_file():
+        pytest.skip(f"{script.name} is not installed next to {sys.executable}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
+    env.update(ACP_CODEX_VERSION="0.150.0", AGENT_TOOL_NAME="Bash")
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", str(script)],
+        input=json.dumps(ENTRY_PAYLOADS[agent]),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    # The demo judge blocks rm -rf on every host: exit 2 proves the hook really answered.
+    assert result.returncode == 2, result.stderr
+    imported = [
+        line.rsplit("|", 1)[1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    ]
+    assert "agent_control_plane_core.hooks" in imported
+    assert [name for name in imported if name.split(".")[0] in FORBIDDEN] == []

@@ -44,10 +44,10 @@ __all__ = [
     "vetoable_for",
 ]
 
-# contract.md §3: an MCP tool name is mcp_ or mcp__ followed by a server name.
-_MCP_TOOL: Final = re.compile(r"^mcp__?[^_]")
-# contract.md §3: semver-coerce, the first run of up to three dot-separated integers.
-_VERSION: Final = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+# contract.md §3: semver-coerce, the first run of up to three dot-separated integers. Kept as
+# text: re caches the compiled pattern on first use, so a hook that never reads a version
+# does not compile it at import.
+_VERSION: Final = r"(\d+)(?:\.(\d+))?(?:\.(\d+))?"
 _OPTIONAL_VERDICT_FIELDS: Final = tuple(
     name for name in VerdictFields.ALL if name != VerdictFields.DECISION
 )
@@ -231,11 +231,20 @@ def canonical_tool(
 
 def call_class(native_tool: str | None, mcp_context: object, agent_type: object) -> CallClass:
     """Classify one call as mcp, subagent or builtin from the fields the adapter read."""
-    if (native_tool is not None and _MCP_TOOL.match(native_tool)) or isinstance(mcp_context, dict):
+    if (native_tool is not None and _is_mcp_name(native_tool)) or isinstance(mcp_context, dict):
         return CallClasses.MCP
     if isinstance(agent_type, str) and agent_type:
         return CallClasses.SUBAGENT
     return CallClasses.BUILTIN
+
+
+def _is_mcp_name(name: str) -> bool:
+    """Tell whether a tool name is mcp_ or mcp__ followed by a server name (not an underscore)."""
+    # contract.md §3 writes this as ^mcp__?[^_]; string tests give the same answer without a regex.
+    if not name.startswith("mcp_"):
+        return False
+    rest = name[5:] if name.startswith("mcp__") else name[4:]
+    return rest != "" and rest[0] != "_"
 
 
 def coverage_allows_veto(status: CoverageStatus | None) -> bool:
@@ -263,7 +272,7 @@ def parse_version(text: object) -> tuple[int, int, int] | None:
     """Read a version the way semver coerce does; None when there are no digits."""
     if not isinstance(text, str):
         return None
-    found = _VERSION.search(text)
+    found = re.search(_VERSION, text)
     if found is None:
         return None
     major, minor, patch = (int(part) if part else 0 for part in found.groups())

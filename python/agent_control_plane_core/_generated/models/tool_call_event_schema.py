@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from reprlib import recursive_repr
 from typing import Any, Literal, TypeAlias
 
 from agent_control_plane_core._model_base import ABSENT, Absent, ContractModel
@@ -28,15 +29,44 @@ Names of the optional meta fields copied from the native payload when their valu
 """
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class PromptInput(ContractModel):
     """The input of a prompt_submit event: the submitted prompt, folded in by every adapter (empty when the host sent no string)."""
 
     prompt: str
     """The prompt text the user submitted."""
 
+    def __init__(
+        self,
+        *,
+        prompt: str,
+    ) -> None:
+        """Build the value from its fields; an optional field left out is ABSENT."""
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "prompt": prompt,
+            },
+        )
 
-@dataclass(frozen=True, kw_only=True)
+    @recursive_repr()
+    def __repr__(self) -> str:
+        """The dataclass repr: class name and every field."""
+        return f"{self.__class__.__qualname__}(prompt={self.prompt!r})"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when other is of the same class with equal fields, as a dataclass compares."""
+        if other.__class__ is self.__class__ and isinstance(other, PromptInput):
+            return (self.prompt,) == (other.prompt,)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """The hash of the field values, as a frozen dataclass hashes."""
+        return hash((self.prompt,))
+
+
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class EventMeta(ContractModel):
     """Provenance of an event and every native top-level field the contract does not model."""
 
@@ -70,8 +100,55 @@ class EventMeta(ContractModel):
     native_tool: str | Absent = ABSENT
     """The tool name as the host sent it; present exactly when the event's tool is not null."""
 
+    def __init__(
+        self,
+        *,
+        agent: str,
+        native_event: str,
+        integration_mode: IntegrationMode,
+        primary_gate_present: bool,
+        passthrough: dict[str, Any],
+        session_id: str | Absent = ABSENT,
+        cwd: str | Absent = ABSENT,
+        permission_mode: str | Absent = ABSENT,
+        transcript_path: str | Absent = ABSENT,
+        native_tool: str | Absent = ABSENT,
+    ) -> None:
+        """Build the value from its fields; an optional field left out is ABSENT."""
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "agent": agent,
+                "native_event": native_event,
+                "integration_mode": integration_mode,
+                "primary_gate_present": primary_gate_present,
+                "passthrough": passthrough,
+                "session_id": session_id,
+                "cwd": cwd,
+                "permission_mode": permission_mode,
+                "transcript_path": transcript_path,
+                "native_tool": native_tool,
+            },
+        )
 
-@dataclass(frozen=True, kw_only=True)
+    @recursive_repr()
+    def __repr__(self) -> str:
+        """The dataclass repr: class name and every field."""
+        return f"{self.__class__.__qualname__}(agent={self.agent!r}, native_event={self.native_event!r}, integration_mode={self.integration_mode!r}, primary_gate_present={self.primary_gate_present!r}, passthrough={self.passthrough!r}, session_id={self.session_id!r}, cwd={self.cwd!r}, permission_mode={self.permission_mode!r}, transcript_path={self.transcript_path!r}, native_tool={self.native_tool!r})"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when other is of the same class with equal fields, as a dataclass compares."""
+        if other.__class__ is self.__class__ and isinstance(other, EventMeta):
+            return (self.agent, self.native_event, self.integration_mode, self.primary_gate_present, self.passthrough, self.session_id, self.cwd, self.permission_mode, self.transcript_path, self.native_tool,) == (other.agent, other.native_event, other.integration_mode, other.primary_gate_present, other.passthrough, other.session_id, other.cwd, other.permission_mode, other.transcript_path, other.native_tool,)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """The hash of the field values, as a frozen dataclass hashes."""
+        return hash((self.agent, self.native_event, self.integration_mode, self.primary_gate_present, self.passthrough, self.session_id, self.cwd, self.permission_mode, self.transcript_path, self.native_tool,))
+
+
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class ToolCallEvent(ContractModel):
     """One agent event (a tool about to run, a tool that ran, a submitted prompt, a session start) in the host-neutral control-plane/v1 shape."""
 
@@ -95,3 +172,44 @@ class ToolCallEvent(ContractModel):
 
     response: Any | Absent = ABSENT
     """The tool's result on post_tool, any JSON value including null; absent when the host sent none."""
+
+    def __init__(
+        self,
+        *,
+        schema_version: Literal[1],
+        event: EventKind,
+        tool: str | None,
+        input: dict[str, Any],
+        this_call_vetoable: bool,
+        meta: EventMeta,
+        response: Any | Absent = ABSENT,
+    ) -> None:
+        """Build the value from its fields; an optional field left out is ABSENT."""
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "schema_version": schema_version,
+                "event": event,
+                "tool": tool,
+                "input": input,
+                "this_call_vetoable": this_call_vetoable,
+                "meta": meta,
+                "response": response,
+            },
+        )
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        """The dataclass repr: class name and every field."""
+        return f"{self.__class__.__qualname__}(schema_version={self.schema_version!r}, event={self.event!r}, tool={self.tool!r}, input={self.input!r}, this_call_vetoable={self.this_call_vetoable!r}, meta={self.meta!r}, response={self.response!r})"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when other is of the same class with equal fields, as a dataclass compares."""
+        if other.__class__ is self.__class__ and isinstance(other, ToolCallEvent):
+            return (self.schema_version, self.event, self.tool, self.input, self.this_call_vetoable, self.meta, self.response,) == (other.schema_version, other.event, other.tool, other.input, other.this_call_vetoable, other.meta, other.response,)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """The hash of the field values, as a frozen dataclass hashes."""
+        return hash((self.schema_version, self.event, self.tool, self.input, self.this_call_vetoable, self.meta, self.response,))

@@ -1,0 +1,89 @@
+"""Throughput of `acp bridge` as a process: 100,000 JSON Lines in, one answer line out each."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import BIN, CODEX_VERSION, hook_env, library_payload
+
+TARGET_LINES_PER_S = 30_000
+AGENTS = ("claude", "codex", "amp", "gemini")
+# A mix a recorder replays: every host, allows, denies and asks, some lines without a verdict.
+VERDICTS: tuple[dict[str, Any] | None, ...] = (
+    {"decision": "allow"},
+    {"decision": "deny", "reason": "blocked by policy"},
+    {"decision": "allow"},
+    {"decision": "ask", "reason": "needs a person"},
+    None,
+)
+
+
+def input_lines(count: int) -> list[str]:
+    """count bridge request lines cycling through hosts and verdicts."""
+    lines = []
+    for index in range(count):
+        agent = AGENTS[index % len(AGENTS)]
+        request: dict[str, Any] = {"agent": agent, "native": library_payload(agent)}
+        verdict = VERDICTS[index % len(VERDICTS)]
+        if verdict is not None:
+            request["verdict"] = verdict
+        if agent == "codex":
+            request["options"] = {"codex_version": CODEX_VERSION}
+        lines.append(json.dumps(request) + "\n")
+    return lines
+
+
+def measure(lines: int = 100_000, repeats: int = 3) -> dict[str, Any]:
+    """Run `acp bridge` over the lines repeats times; lines/s counts the whole process."""
+    walls = []
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "in.jsonl"
+        answers = Path(tmp) / "out.jsonl"
+        source.write_text("".join(input_lines(lines)), encoding="utf-8")
+        for _ in range(repeats):
+            with source.open("rb") as stdin, answers.open("wb") as stdout:
+                start = time.perf_counter()
+                subprocess.run(
+                    [str(BIN / "acp"), "bridge"],
+                    stdin=stdin,
+                    stdout=stdout,
+                    check=True,
+                    env=hook_env(),
+                )
+                walls.append(time.perf_counter() - start)
+            with answers.open(encoding="utf-8") as out:
+                got = [json.loads(line) for line in out]
+            if len(got) != lines or any("error" in answer["event"] for answer in got):
+                raise SystemExit("acp bridge did not answer every line with an event")
+    wall = statistics.median(walls)
+    return {
+        "lines": lines,
+        "median_s": wall,
+        "best_s": min(walls),
+        "lines_per_s": lines / wall,
+        "best_lines_per_s": lines / min(walls),
+        "target": TARGET_LINES_PER_S,
+        "repeats": repeats,
+    }
+
+
+def main() -> None:
+    """Print the bridge throughput as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--lines", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    json.dump(measure(args.lines, args.repeats), sys.stdout, indent=2)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""In-process parse+render throughput per adapter, in events per second."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from _common import HOOK_PAYLOADS, adapter_options, library_payload
+
+from agent_control_plane_core import Adapter, Verdict, adapter_for
+from agent_control_plane_core.runtime import demo_judge, entry_adapter, render_hook_response
+
+TARGET_EVENTS_PER_S = 100_000
+TARGET_ROW = "claude parse+render"
+
+
+def _parse_render(adapter: Adapter, payload: dict[str, Any], verdict: Verdict, count: int) -> None:
+    """Parse payload and render verdict for it count times (the loop the rate counts)."""
+    for _ in range(count):
+        adapter.render(verdict, adapter.parse(payload))
+
+
+def _hook_answer(adapter: Adapter, raw: str, count: int) -> None:
+    """Answer the raw hook text count times, as a hook entry does after reading stdin."""
+    for _ in range(count):
+        render_hook_response(adapter, raw, demo_judge)
+
+
+def _rate(run: Callable[[int], object], seconds: float, repeats: int) -> dict[str, float]:
+    """Events per second of run(count): the median, best and worst of repeats of about seconds."""
+    batch = 1000
+    run(batch)  # warm-up: caches, the first adapter variant, re's compiled patterns
+    rates = []
+    for _ in range(repeats):
+        done = 0
+        start = time.perf_counter()
+        while True:
+            run(batch)
+            done += batch
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        rates.append(done / elapsed)
+    return {"median": statistics.median(rates), "best": max(rates), "worst": min(rates)}
+
+
+def measure(seconds: float = 0.5, repeats: int = 7) -> dict[str, Any]:
+    """Time parse+render of an allow per adapter, and the whole in-process hook answer."""
+    rows = []
+    allow = Verdict(decision="allow")
+    for agent in ("claude", "codex", "amp", "gemini"):
+        adapter = adapter_for(agent, **adapter_options(agent))
+        payload = library_payload(agent)
+        rate = _rate(partial(_parse_render, adapter, payload, allow), seconds, repeats)
+        rows.append({"name": f"{agent} parse+render", **rate})
+    # What a hook does after reading stdin: json.loads, parse, demo judge, sanitize, escalate.
+    raw = json.dumps(HOOK_PAYLOADS["claude"])
+    adapter = entry_adapter("claude", {})
+    rate = _rate(partial(_hook_answer, adapter, raw), seconds, repeats)
+    rows.append({"name": "claude hook answer (text in, response out)", **rate})
+    return {"target": TARGET_EVENTS_PER_S, "target_row": TARGET_ROW, "rows": rows}
+
+
+def main() -> None:
+    """Print the throughput table as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=0.5, help="length of one repeat")
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    json.dump(measure(args.seconds, args.repeats), sys.stdout, indent=2)
+    print()
+
+
+if __name__ == "__main__":
+    main()
