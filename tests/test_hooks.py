@@ -123,7 +123,9 @@ def test_deadline_answers_with_the_failure_posture_while_the_judge_is_busy(
     agent: str, judge: str
 ) -> None:
     started = time.monotonic()
-    run = run_hook(agent, judge=judge, ACP_HOOK_TIMEOUT_MS="300")
+    # Uninstrumented: coverage's os._exit patch saves data and would hold the exit until the
+    # judge returns, which is coverage's timing, not the hook's.
+    run = run_hook(agent, judge=judge, ACP_HOOK_TIMEOUT_MS="300", COVERAGE_PROCESS_CONFIG="")
     elapsed = time.monotonic() - started
     assert run.code == FAILURE_EXIT[agent]
     assert "ACP_HOOK_TIMEOUT_MS=300" in run.stderr
