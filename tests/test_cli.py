@@ -242,3 +242,39 @@ def test_top_level_help_lists_every_command() -> None:
     result = acp("--help")
     for command in COMMANDS:
         assert command in result.stdout
+
+
+def test_bridge_answers_each_line_before_the_next_arrives() -> None:
+    import select
+
+    process = subprocess.Popen(
+        [ACP, "bridge"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=hook_env("claude")
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for index in range(3):
+            native = {**PRE_TOOL["claude"], "session_id": f"live{index}"}
+            process.stdin.write(json.dumps({"agent": "claude", "native": native}).encode() + b"\n")
+            process.stdin.flush()
+            # The stream stays open: the answer must come without waiting for more input.
+            ready, _, _ = select.select([process.stdout], [], [], 30)
+            assert ready, f"no answer to line {index} while the stream is open"
+            answer = json.loads(process.stdout.readline())
+            assert answer["event"]["meta"]["session_id"] == f"live{index}"
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    assert process.returncode == 0
+
+
+def test_bridge_answers_a_last_line_without_newline_and_a_long_line() -> None:
+    long_native = {**PRE_TOOL["claude"], "tool_input": {"command": "x" * 200_000}}
+    lines = [
+        json.dumps({"agent": "claude", "native": long_native}),
+        '{"agent": "amp", "native": {}}',
+    ]
+    result = acp("bridge", stdin="\n".join(lines))  # no final newline
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(answers) == 2
+    assert len(answers[0]["event"]["input"]["command"]) == 200_000
+    assert answers[1]["event"]["meta"]["agent"] == "amp"

@@ -49,6 +49,7 @@ RUNTIME = [
     "demo_judge",
     "emit",
     "entry_adapter",
+    "escalate",
     "failure_response",
     "judge_from_env",
     "load_judge",

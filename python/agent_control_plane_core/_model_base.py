@@ -34,20 +34,13 @@ class ContractModel:
     __slots__ = ()
     # Filled lazily per class: field name -> nested model class, resolved once from annotations.
     _nested_cache: ClassVar[dict[type, dict[str, type[ContractModel]]]] = {}
-    # Filled lazily per class: the field names in schema order. dataclasses.fields() rebuilds
-    # this tuple on every call, and to_dict runs for every event the bridge answers.
-    _names_cache: ClassVar[dict[type, tuple[str, ...]]] = {}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object for this value, fields in schema order, absent optionals omitted."""
-        cls = type(self)
-        names = ContractModel._names_cache.get(cls)
-        if names is None:
-            names = tuple(f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
-            ContractModel._names_cache[cls] = names
+        # The generated __init__ fills __dict__ in one call, in schema order; reading it directly
+        # skips a getattr per field, and to_dict runs for every event the bridge answers.
         out: dict[str, Any] = {}
-        for name in names:
-            value = getattr(self, name)
+        for name, value in self.__dict__.items():
             if value is ABSENT:
                 continue
             out[name] = value.to_dict() if isinstance(value, ContractModel) else value

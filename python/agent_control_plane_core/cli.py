@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
@@ -21,6 +20,7 @@ from .runtime import (
     JUDGE_ENV,
     POLICY_ENV,
     entry_adapter,
+    escalate,
     render_escalated,
     run_hook_entry,
 )
@@ -75,8 +75,11 @@ def bridge_line(line: str) -> dict[str, Any]:
         error = {"error": f"verdict: {exc}"}
         answer["render"] = answer["escalated"] = error
         return answer
-    answer["render"] = adapter.render(verdict, event, sole_gate=sole_gate).to_dict()
-    answer["escalated"] = render_escalated(adapter, verdict, event, sole_gate=sole_gate).to_dict()
+    response = adapter.render(verdict, event, sole_gate=sole_gate)
+    escalated = escalate(adapter, verdict, event, response, sole_gate=sole_gate)
+    answer["render"] = rendered = response.to_dict()
+    # Most answers need no escalation: share the one dict rather than render and convert twice.
+    answer["escalated"] = rendered if escalated is response else escalated.to_dict()
     return answer
 
 
@@ -127,22 +130,48 @@ def run_bridge(lines: Iterable[str], out: IO[str]) -> int:
 
 def _json_line(value: Any) -> str:
     """One JSON text that always encodes as UTF-8."""
+    return _answer_bytes(value).decode("utf-8")
+
+
+def _answer_bytes(value: Any) -> bytes:
+    """One answer as UTF-8 JSON bytes (no newline)."""
     text = _dumps(value)
     try:
-        text.encode("utf-8")
+        return text.encode("utf-8")
     except UnicodeEncodeError:
         # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-    return text
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def _batches(fd: int) -> Iterator[list[bytes]]:
+    """The complete lines of stdin, grouped as they arrive (a batch per read)."""
+    parts: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            if parts:
+                yield [b"".join(parts)]  # a last line without its newline is still a line
+            return
+        if b"\n" not in chunk:
+            parts.append(chunk)  # a long line: join once, when it ends
+            continue
+        head, *middle, tail = chunk.split(b"\n")
+        yield [b"".join([*parts, head]), *middle]
+        parts = [tail] if tail else []
 
 
 def _cmd_bridge(args: argparse.Namespace) -> int:
+    from .runtime import _write_all
+
+    # Every line that has arrived is answered before the next read, in one write: a caller
+    # sending one line at a time gets each answer at once, a file is answered in large writes.
     # Bytes split at "\n" only, undecodable bytes replaced (as a hook entry reads stdin): a bad
     # byte must not end the stream, and the locale must not decide how a line is decoded.
-    lines = (raw.decode("utf-8", errors="replace") for raw in sys.stdin.buffer)
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(encoding="utf-8")  # JSON Lines are UTF-8 whatever the locale
-    run_bridge(lines, sys.stdout)
+    for batch in _batches(sys.stdin.fileno()):
+        answers = [
+            _answer_bytes(bridge_line(raw.decode("utf-8", errors="replace"))) for raw in batch
+        ]
+        _write_all(sys.stdout.fileno(), b"\n".join(answers) + b"\n")
     return 0
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "demo_judge",
     "emit",
     "entry_adapter",
+    "escalate",
     "failure_response",
     "judge_from_env",
     "load_judge",
@@ -122,6 +123,18 @@ def render_escalated(
 ) -> NativeResponse:
     """Render, then turn an unenforced non-allow on a vetoable call into a block (contract.md §6)."""
     response = adapter.render(verdict, event, sole_gate=sole_gate)
+    return escalate(adapter, verdict, event, response, sole_gate=sole_gate)
+
+
+def escalate(
+    adapter: Adapter,
+    verdict: Verdict,
+    event: ToolCallEvent,
+    response: NativeResponse,
+    *,
+    sole_gate: bool = False,
+) -> NativeResponse:
+    """render_escalated given the plain render already made; returns that same object when kept."""
     if verdict.decision == Decisions.ALLOW:
         return response
     meta = event.meta
