@@ -36,9 +36,10 @@ coverage: $(STAMP)
 	$(BIN)/coverage json -q -o coverage.json
 	$(BIN)/python tools/coverage_floor.py coverage.json 90
 
-# Property tests at 10,000 examples per property and adapter, then a 100,000-line bridge soak.
+# Property tests at 10,000 examples per property and adapter (in parallel processes), then a
+# 100,000-line bridge soak.
 fuzz: $(STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py --hypothesis-show-statistics
+	$(BIN)/python tools/fuzz.py
 	$(BIN)/python tools/soak.py 100000
 
 codegen: $(STAMP)
