@@ -42,6 +42,40 @@ PAYLOADS = {
     },
     # Amp's delegate gets the tool's parameters on stdin and the tool name in the environment.
     "amp": lambda cmd: {"cmd": cmd},
+    "factory": lambda cmd: {
+        "hook_event_name": "PreToolUse",
+        "session_id": "f1",
+        "cwd": "/work",
+        "tool_name": "Execute",
+        "tool_input": {"command": cmd},
+    },
+    "qwen": lambda cmd: {
+        "hook_event_name": "PreToolUse",
+        "session_id": "q1",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": cmd},
+    },
+    "kiro": lambda cmd: {
+        "hook_event_name": "preToolUse",
+        "cwd": "/work",
+        "tool_name": "execute_bash",
+        "tool_input": {"command": cmd},
+    },
+    "cursor": lambda cmd: {
+        "hook_event_name": "preToolUse",
+        "conversation_id": "cu1",
+        "cursor_version": "3.9.16",
+        "tool_name": "Shell",
+        "tool_input": {"command": cmd},
+    },
+    # Copilot CLI's camelCase form: no event name, the arguments as a JSON string.
+    "copilot": lambda cmd: {
+        "timestamp": 1704614600000,
+        "cwd": "/work",
+        "sessionId": "co1",
+        "toolName": "bash",
+        "toolArgs": json.dumps({"command": cmd}),
+    },
 }
 CALLS = (("allow", "ls -la"), ("deny", "rm -rf /"), ("ask", "git push"), ("rewrite", "npm install"))
 
@@ -90,7 +124,7 @@ def main() -> int:
     from demo_judge import judge
 
     schemas = {name: validator_for(name) for name in ("tool-call-event", "native-response")}
-    print(f"{'host':7}{'judge':9}{'command':13}{'exit':>4} {'blocks':7}{'stderr':34}stdout")
+    print(f"{'host':8}{'judge':9}{'command':13}{'exit':>4} {'blocks':7}{'stderr':34}stdout")
     problems = 0
     dropped = []
     for agent in AGENT_IDS:
@@ -101,7 +135,7 @@ def main() -> int:
             answer = expected["escalated"]
             blocks = "yes" if answer["enforced"] else "no"
             print(
-                f"{agent:7}{label:9}{command:13}{code:>4} {blocks:7}"
+                f"{agent:8}{label:9}{command:13}{code:>4} {blocks:7}"
                 f"{_cell(stderr, 32):34}{stdout or '-'}"
             )
             unrendered = adapter_for(agent).UNRENDERED_FIELDS[expected["event"]["event"]]

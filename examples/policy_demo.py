@@ -27,6 +27,8 @@ KEY = "AKIAIOSFODNN7EXAMPLE"
 OUTPUT = f"[default]\naws_access_key_id = {KEY}\n"
 
 Payload = Callable[[str], tuple[dict[str, Any], dict[str, str]]]
+# Claude-compatible hosts whose shell tool has its own name (hosts/<agent>.json tool_aliases).
+_SHELL_TOOL = {"factory": "Execute", "qwen": "run_shell_command"}
 
 
 def _pre(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -37,7 +39,18 @@ def _pre(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]]:
     if agent == "gemini":
         native = {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}
         return {**native, "session_id": "g1", "tool_input": {"command": command}}, {}
-    native = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": f"{agent}-1"}
+    if agent == "kiro":
+        native = {"hook_event_name": "preToolUse", "tool_name": "execute_bash", "cwd": "/work"}
+        return {**native, "tool_input": {"command": command}}, {}
+    if agent == "cursor":
+        native = {"hook_event_name": "preToolUse", "tool_name": "Shell", "cwd": "/work"}
+        return {**native, "tool_input": {"command": command}}, {}
+    if agent == "copilot":
+        # camelCase form: no event name, the arguments as a JSON string.
+        native = {"timestamp": 1, "sessionId": "co-1", "toolName": "bash"}
+        return {**native, "toolArgs": json.dumps({"command": command})}, {}
+    tool = _SHELL_TOOL.get(agent, "Bash")
+    native = {"hook_event_name": "PreToolUse", "tool_name": tool, "session_id": f"{agent}-1"}
     return {**native, "tool_input": {"command": command}}, {}
 
 
@@ -52,6 +65,19 @@ def _post(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]] | N
     elif agent == "gemini":
         response = {"llmContent": OUTPUT, "returnDisplay": OUTPUT, "error": None}
         event, tool = "AfterTool", "run_shell_command"
+    elif agent in _SHELL_TOOL:
+        response, event, tool = {"output": OUTPUT}, "PostToolUse", _SHELL_TOOL[agent]
+    elif agent == "kiro":
+        response = {"exit_status": "0", "stdout": OUTPUT}
+        native = {"hook_event_name": "postToolUse", "tool_name": "execute_bash", "cwd": "/work"}
+        return {**native, "tool_input": tool_input, "tool_response": response}, {}
+    elif agent == "cursor":
+        native = {"hook_event_name": "postToolUse", "tool_name": "Shell", "cwd": "/work"}
+        return {**native, "tool_input": tool_input, "tool_output": OUTPUT}, {}
+    elif agent == "copilot":
+        native = {"timestamp": 2, "sessionId": "co-1", "toolName": "bash"}
+        result = {"resultType": "success", "textResultForLlm": OUTPUT}
+        return {**native, "toolArgs": json.dumps(tool_input), "toolResult": result}, {}
     else:
         return None  # amp's delegate runs before a tool only
     native = {"hook_event_name": event, "tool_name": tool, "session_id": f"{agent}-1"}

@@ -36,11 +36,63 @@ PRE_TOOL: dict[str, dict[str, Any]] = {
         "tool_input": {"command": "rm -rf /"},
     },
     "amp": {"tool": "Bash", "input": {"cmd": "rm -rf /"}},
+    "cursor": {
+        "hook_event_name": "preToolUse",
+        "conversation_id": "cu1",
+        "tool_name": "Shell",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "copilot": {
+        "timestamp": 1704614600000,
+        "sessionId": "co1",
+        "toolName": "bash",
+        "toolArgs": '{"command": "rm -rf /"}',
+    },
+    "factory": {
+        "hook_event_name": "PreToolUse",
+        "session_id": "f1",
+        "tool_name": "Execute",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "qwen": {
+        "hook_event_name": "PreToolUse",
+        "session_id": "q1",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "kiro": {
+        "hook_event_name": "preToolUse",
+        "cwd": "/w",
+        "tool_name": "execute_bash",
+        "tool_input": {"command": "rm -rf /"},
+    },
 }
 # The exit code each host's entry gives when the hook itself fails (contract.md §7).
-FAILURE_EXIT = {"claude": 0, "codex": 0, "gemini": 0, "amp": 1}
+FAILURE_EXIT = {
+    "claude": 0,
+    "codex": 0,
+    "gemini": 0,
+    "amp": 1,
+    "cursor": 0,  # no body: Cursor's own failClosed setting decides
+    "copilot": 2,  # preToolUse fails closed: the deny body at exit 2
+    "factory": 0,
+    "qwen": 0,
+    "kiro": 0,
+}
+# Hosts whose failed hook answers with a deny body (hosts/<agent>.json failure_response).
+FAILURE_DENIES = ("copilot",)
 # Hosts whose native protocol has an ask tier (contract.md §4 table).
-ASK_TIER = {"claude": True, "codex": False, "gemini": False, "amp": True}
+ASK_TIER = {
+    "claude": True,
+    "codex": False,
+    "gemini": False,
+    "amp": True,
+    "cursor": False,
+    "copilot": True,
+    "factory": True,
+    "qwen": True,
+    "kiro": False,
+}
 
 
 @dataclass

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from agent_control_plane_core import AGENT_IDS
+
 from conftest import REPO
 
 
@@ -17,10 +19,11 @@ def test_demo_runs_every_host_through_the_real_hook_entries() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "16 calls through the real hook entries; 0 disagreed" in result.stdout
+    calls = len(AGENT_IDS) * 4
+    assert f"{calls} calls through the real hook entries; 0 disagreed" in result.stdout
     deny_rows = [line for line in result.stdout.splitlines() if line.split()[1:2] == ["deny"]]
     # The deny blocks on every host: exit 2, marked as a block.
-    assert sorted(line.split()[0] for line in deny_rows) == ["amp", "claude", "codex", "gemini"]
+    assert sorted(line.split()[0] for line in deny_rows) == sorted(AGENT_IDS)
     assert all("rm -rf /        2 yes" in line for line in deny_rows)
 
 

@@ -13,6 +13,8 @@ import pytest
 from agent_control_plane_core import AGENT_IDS
 
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
+# Adapter modules a host's adapter subclasses (hosts speaking another host's protocol).
+DERIVES_FROM = {"factory": ("claude",), "qwen": ("claude",), "kiro": ("gemini",)}
 
 SCRIPT = """
 import json, sys
@@ -35,10 +37,10 @@ def test_parse_and_render_import_nothing_heavy(agent: str) -> None:
     )
     loaded, adapters = (json.loads(line) for line in result.stdout.splitlines())
     assert loaded == []
-    # Only the requested host's adapter module (and the shared base) is imported.
-    assert adapters == sorted(
-        [f"agent_control_plane_core.adapters.{agent}", "agent_control_plane_core.adapters._base"]
-    )
+    # Only the requested host's adapter module, the shared base and the adapter it derives
+    # from (Claude-compatible hosts reuse the Claude adapter, Kiro the Gemini parse) are imported.
+    modules = [agent, "_base", *DERIVES_FROM.get(agent, ())]
+    assert adapters == sorted(f"agent_control_plane_core.adapters.{name}" for name in modules)
 
 
 def _hook_entry_points() -> dict[str, str]:
@@ -87,6 +89,27 @@ ENTRY_PAYLOADS = {
         "tool_input": {"command": "rm -rf /"},
     },
     "amp": {"cmd": "rm -rf /"},
+    "factory": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Execute",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "qwen": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "kiro": {
+        "hook_event_name": "preToolUse",
+        "tool_name": "execute_bash",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "cursor": {
+        "hook_event_name": "preToolUse",
+        "tool_name": "Shell",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "copilot": {"toolName": "bash", "toolArgs": '{"command": "rm -rf /"}'},
 }
 
 

@@ -15,8 +15,18 @@ import pytest
 from agent_control_plane_core import AGENT_IDS
 
 from hook_judges import HUGE
-from hook_runner import ASK_TIER, BIN, FAILURE_EXIT, PRE_TOOL, hook_env, run_hook
+from hook_runner import (
+    ASK_TIER,
+    BIN,
+    FAILURE_DENIES,
+    FAILURE_EXIT,
+    PRE_TOOL,
+    hook_env,
+    run_hook,
+)
 
+# Hosts that answer with Claude Code's hookSpecificOutput body (host-protocols.md §1, §6).
+CLAUDE_BODIES = ("claude", "factory", "qwen")
 # Faults where the hook cannot answer: (name, raw stdin or None for the rm -rf payload, judge).
 FAULTS = [
     ("bad-json", b"{not json", None),
@@ -63,7 +73,10 @@ def test_fault_gives_the_host_default_posture(
 ) -> None:
     run = run_hook(agent, raw=raw, judge=judge)
     assert run.code == FAILURE_EXIT[agent]
-    assert run.stdout == b""  # no body: a body could be read as a decision
+    if agent in FAILURE_DENIES:
+        assert run.body()["permissionDecision"] == "deny"  # the host's own failure answer
+    else:
+        assert run.stdout == b""  # no body: a body could be read as a decision
     assert run.stderr.startswith(f"acp-{agent}-hook: ")
     assert "\n" not in run.stderr.strip()
 
@@ -97,9 +110,9 @@ def test_invalid_decision_is_clamped_to_ask_not_treated_as_failure(agent: str) -
     for fail_closed in ("", "1"):  # not a failure, so fail-closed changes nothing
         run = run_hook(agent, judge="returns_bad_decision", ACP_FAIL_CLOSED=fail_closed)
         if ASK_TIER[agent]:
-            # The host asks its operator: claude by body at exit 0, amp by exit 1.
-            assert run.code == (0 if agent == "claude" else 1)
-            if agent == "claude":
+            # The host asks its operator: Claude-compatible hosts by body at exit 0, amp by exit 1.
+            assert run.code == (1 if agent == "amp" else 0)
+            if agent in CLAUDE_BODIES:
                 assert run.body()["hookSpecificOutput"]["permissionDecision"] == "ask"
         else:
             # No ask tier: render_escalated makes the vetoable ask a block (contract.md §6).
@@ -156,7 +169,7 @@ def test_bad_timeout_value_is_reported_and_ignored(value: str) -> None:
     assert "demo policy: rm -rf blocked" in run.stderr
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "factory", "qwen"])
 def test_ten_megabyte_rewrite_body_arrives_whole_through_a_non_blocking_pipe(agent: str) -> None:
     read_end, write_end = os.pipe()
     flags = fcntl.fcntl(write_end, fcntl.F_GETFL)
@@ -190,7 +203,7 @@ def test_ten_megabyte_rewrite_body_arrives_whole_through_a_non_blocking_pipe(age
     assert ("x" * HUGE) in json.loads(body).__repr__()
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "factory", "qwen", "kiro"])
 def test_payload_naming_no_event_still_blocks_by_exit_code(agent: str) -> None:
     payload = {k: v for k, v in PRE_TOOL[agent].items() if k != "hook_event_name"}
     # A judge that denies by itself: gemini reads no tool on an unnamed event (contract.md §5).

@@ -14,7 +14,7 @@ from agent_control_plane_core.install import InstallError, hook_command, plan_in
 
 from hook_runner import BIN, PRE_TOOL, hook_env
 
-HOSTS = ("amp", "claude", "codex", "gemini")
+HOSTS = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "qwen")
 
 
 def install(host: str, tmp: Path, **options: Any) -> bool:
@@ -97,6 +97,104 @@ def test_gemini_timeout_is_in_milliseconds(tmp_path: Path) -> None:
     settings = json.loads((tmp_path / ".gemini/settings.json").read_text())
     assert sorted(settings["hooks"]) == ["AfterTool", "BeforeAgent", "BeforeTool"]
     assert settings["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 5000
+
+
+def test_factory_registers_gated_events_in_seconds_without_on_failure(tmp_path: Path) -> None:
+    install("factory", tmp_path, timeout_s=5, fail_closed=True)
+    settings = json.loads((tmp_path / ".factory/settings.json").read_text())
+    assert sorted(settings["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
+    handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
+    # Droid documents no onFailure; fail-closed rides on the command line only.
+    assert handler["timeout"] == 5 and "onFailure" not in handler
+    assert handler["command"].endswith("acp hook factory --fail-closed")
+    assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == str(
+        BIN / "acp-factory-hook"
+    )
+
+
+def test_factory_refuses_settings_json_while_hooks_json_shadows_it(tmp_path: Path) -> None:
+    hooks = tmp_path / ".factory/hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text("{}")
+    with pytest.raises(InstallError, match=r"hooks\.json exists"):
+        plan_install("factory", root=tmp_path, bin_dir=BIN)
+    assert not (tmp_path / ".factory/settings.json").exists()
+
+
+def test_qwen_timeout_is_in_milliseconds_and_names_the_trust_rule(tmp_path: Path) -> None:
+    plan = plan_install("qwen", root=tmp_path, bin_dir=BIN, timeout_s=5)
+    plan.apply()
+    settings = json.loads((tmp_path / ".qwen/settings.json").read_text())
+    assert sorted(settings["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
+    assert settings["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] == 5000
+    assert any("trusted folder" in note for note in plan.notes)
+
+
+def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / ".cursor/hooks.json"
+    path.parent.mkdir()
+    theirs = {"command": "./audit.sh"}
+    path.write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [theirs], "stop": []}}))
+    install("cursor", tmp_path)
+    install("cursor", tmp_path, fail_closed=True)
+    settings = json.loads(path.read_text())
+    assert settings["version"] == 1 and settings["hooks"]["stop"] == []
+    assert sorted(settings["hooks"]) == ["beforeSubmitPrompt", "preToolUse", "stop"]
+    pre = settings["hooks"]["preToolUse"]
+    # Ours replaced in place on reinstall, theirs kept; failClosed only when asked for.
+    assert pre[0] == theirs and len(pre) == 2
+    assert pre[1]["failClosed"] is True
+    assert pre[1]["command"].endswith("acp hook cursor --fail-closed")
+    prompt = settings["hooks"]["beforeSubmitPrompt"]
+    assert prompt == [{"command": str(BIN / "acp-cursor-hook")}]
+
+
+def test_cursor_user_scope_is_the_home_hooks_file(tmp_path: Path) -> None:
+    plan = plan_install("cursor", scope="user", home=tmp_path, bin_dir=BIN)
+    assert plan.path == tmp_path / ".cursor/hooks.json"
+    assert "failClosed" not in plan.after
+
+
+def test_copilot_registers_pre_tool_use_in_a_github_hooks_file(tmp_path: Path) -> None:
+    plan = plan_install("copilot", root=tmp_path, bin_dir=BIN, timeout_s=5)
+    plan.apply()
+    assert plan.path == tmp_path / ".github/hooks/agent-control-plane.json"
+    settings = json.loads(plan.path.read_text())
+    assert settings == {
+        "version": 1,
+        "hooks": {
+            "preToolUse": [
+                {"type": "command", "bash": str(BIN / "acp-copilot-hook"), "timeoutSec": 5}
+            ]
+        },
+    }
+    assert any("fails or times out" in note for note in plan.notes)
+    user = plan_install("copilot", scope="user", home=tmp_path, bin_dir=BIN)
+    assert user.path == tmp_path / ".copilot/hooks/agent-control-plane.json"
+
+
+def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_path: Path) -> None:
+    install("cursor", tmp_path, judge="hook_judges:denies")
+    settings = json.loads((tmp_path / ".cursor/hooks.json").read_text())
+    command = settings["hooks"]["preToolUse"][0]["command"]
+    result = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(PRE_TOOL["cursor"]),
+        capture_output=True,
+        text=True,
+        env=hook_env("cursor"),
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (2, "denied by test")
+    assert json.loads(result.stdout)["permission"] == "deny"
+
+
+def test_kiro_has_no_installer_entry(tmp_path: Path) -> None:
+    with pytest.raises(InstallError, match="no installer for 'kiro'"):
+        plan_install("kiro", root=tmp_path, bin_dir=BIN)
 
 
 def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> None:

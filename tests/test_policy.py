@@ -25,12 +25,15 @@ from agent_control_plane_core.runtime import JudgeLoadError, render_escalated
 from agent_control_plane_core.schemas import validator_for
 
 from conftest import REPO
-from hook_runner import BIN, run_hook
+from hook_runner import BIN, FAILURE_EXIT, run_hook
 
 EXAMPLE = REPO / "examples" / "policy.toml"
 KEY = "AKIAIOSFODNN7EXAMPLE"
 REDACTED = "[REDACTED AWS ACCESS KEY]"
-POST_TOOL_HOSTS = ("claude", "codex", "gemini")  # amp's delegate runs before a tool only
+# amp's delegate runs before a tool only; kiro's postToolUse cannot block, so a deny there is a warning.
+POST_TOOL_HOSTS = ("claude", "codex", "gemini", "factory", "qwen")
+# The shell tool's native name on hosts that do not call it Bash (hosts/<agent>.json tool_aliases).
+SHELL_TOOL = {"factory": "Execute", "qwen": "run_shell_command", "kiro": "execute_bash"}
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 
 
@@ -47,6 +50,13 @@ def pre_tool(agent: str, tool: str, tool_input: dict[str, Any]) -> Any:
     if agent == "gemini":
         tool = {"Bash": "run_shell_command"}.get(tool, tool.replace("__", "_"))
         return {"hook_event_name": "BeforeTool", "tool_name": tool, "tool_input": tool_input}
+    if agent in SHELL_TOOL and tool == "Bash":
+        tool = SHELL_TOOL[agent]
+    if agent == "kiro":
+        return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
+    if agent == "cursor":
+        tool = {"Bash": "Shell"}.get(tool, tool)
+        return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
     return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
 
 
@@ -59,6 +69,13 @@ def post_tool(agent: str, command: str, output: str) -> Any:
             "tool_name": "Bash",
             "tool_input": {"command": command},
             "tool_response": response,
+        }
+    if agent in ("factory", "qwen"):
+        return {
+            "hook_event_name": "PostToolUse",
+            "tool_name": SHELL_TOOL[agent],
+            "tool_input": {"command": command},
+            "tool_response": {"output": output},
         }
     if agent == "codex":
         return {
@@ -408,8 +425,8 @@ rewrite = { pattern = '\\s--force\\b', replacement = "" }
     )
     event = event_for(agent, pre_tool(agent, "Bash", {"command": "git push --force origin"}))
     verdict = judge(event)
-    # Amp's delegate answers with an exit code only: it cannot carry a rewritten input.
-    if agent == "amp":
+    # Amp's delegate and Kiro answer with an exit code only: neither carries a rewritten input.
+    if agent in ("amp", "kiro"):
         assert verdict.decision == "deny"
         assert "no-force-push" in str(verdict.reason)
     else:
@@ -613,7 +630,7 @@ def test_a_policy_that_does_not_load_gets_the_failure_posture_or_exit_2(
     path, _ = _bad_file(tmp_path, "decision not modelled")
     payload = pre_tool(agent, "Bash", {"command": "ls"})
     run = run_hook(agent, payload, ACP_POLICY=str(path))
-    assert run.code == (1 if agent == "amp" else 0)
+    assert run.code == FAILURE_EXIT[agent]
     assert str(path) in run.stderr and "rules[1] ('second')" in run.stderr
     closed = run_hook(agent, payload, ACP_POLICY=str(path), ACP_FAIL_CLOSED="1")
     assert closed.code == 2 and str(path) in closed.stderr
@@ -630,8 +647,18 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
     allow = run_hook(agent, pre_tool(agent, "Bash", {"command": "ls"}), **env)
     assert deny.code == 2 and deny.stderr == "policy: rm -rf is blocked"
     assert allow.code == 0 and allow.stderr == ""
-    expected_ask = {"claude": 0, "amp": 1, "codex": 2, "gemini": 2}[agent]
-    assert ask.code == expected_ask
+    expected_ask = {
+        "claude": 0,
+        "amp": 1,
+        "codex": 2,
+        "gemini": 2,
+        "cursor": 2,
+        "copilot": 0,
+        "factory": 0,
+        "qwen": 0,
+        "kiro": 2,
+    }
+    assert ask.code == expected_ask[agent]
     decisions = ["deny", "ask", "allow"]
     if agent in POST_TOOL_HOSTS:
         redact = run_hook(agent, post_tool(agent, "cat creds", f"id={KEY}"), **env)
@@ -659,14 +686,19 @@ def test_the_policy_demo_shows_one_decision_per_call_on_every_host() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     rows = {
-        line.split()[0] + " " + line.split()[1]: line.split()[-4:]
+        line.split()[0] + " " + line.split()[1]: dict(
+            zip(AGENT_IDS, line.split()[-len(AGENT_IDS) :], strict=True)
+        )
         for line in result.stdout.splitlines()
         if line.startswith("  p")
     }
-    assert rows["pre_tool rm"] == ["deny", "deny", "deny", "deny"]
-    assert rows["pre_tool git"] == ["ask", "ask", "ask", "ask"]
-    assert rows["post_tool cat"] == ["-", "allow", "deny", "deny"]
-    assert "15 call(s)" in result.stdout
+    assert set(rows["pre_tool rm"].values()) == {"deny"}
+    assert set(rows["pre_tool git"].values()) == {"ask"}
+    post = rows["post_tool cat"]
+    # amp has no post_tool event; only claude can replace the output, the rest deny the redaction.
+    assert (post.pop("amp"), post.pop("claude")) == ("-", "allow")
+    assert set(post.values()) == {"deny"}
+    assert f"{4 * len(AGENT_IDS) - 1} call(s)" in result.stdout
 
 
 def test_the_hook_path_with_a_policy_loads_no_validator_or_generator() -> None:

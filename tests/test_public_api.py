@@ -66,7 +66,18 @@ def _isort_key(name: str) -> tuple[int, str]:
 
 def test_runtime_all_is_pinned() -> None:
     assert runtime.__all__ == RUNTIME
-    assert hooks.__all__ == ["amp_main", "claude_main", "codex_main", "gemini_main", "main_for"]
+    assert hooks.__all__ == [
+        "amp_main",
+        "claude_main",
+        "codex_main",
+        "copilot_main",
+        "cursor_main",
+        "factory_main",
+        "gemini_main",
+        "kiro_main",
+        "main_for",
+        "qwen_main",
+    ]
 
 
 def test_every_exported_name_exists() -> None:

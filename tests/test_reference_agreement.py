@@ -106,6 +106,12 @@ def test_every_output_on_the_corpus_validates_against_the_published_schemas(agen
     verdict_schema = validator_for("verdict")
     response_schema = validator_for("native-response")
     lines = [line for line in behaviour_lines() if line["agent"] == agent]
+    if not lines:
+        # A host the reference never ran answers the whole corpus as itself (sole_gate kept).
+        lines = [
+            {**line, "options": {k: v for k, v in line["options"].items() if k == "sole_gate"}}
+            for line in behaviour_lines()
+        ]
     assert lines
     for line in lines:
         answer = run(agent, line["native"], line["verdict"], line["options"])

@@ -28,6 +28,11 @@ NOT_VETOABLE: dict[str, dict[str, Any]] = {
     "claude": {"hook_event_name": "SessionStart", "session_id": "s"},
     "codex": {"hook_event_name": "Stop", "session_id": "c"},
     "gemini": {"hook_event_name": "Notification", "session_id": "g"},
+    "cursor": {"hook_event_name": "postToolUse", "tool_name": "Shell", "tool_input": {}},
+    "copilot": {"timestamp": 1, "toolName": "bash", "toolArgs": "{}", "toolResult": {}},
+    "factory": {"hook_event_name": "SessionStart", "session_id": "f"},
+    "qwen": {"hook_event_name": "SessionStart", "session_id": "q"},
+    "kiro": {"hook_event_name": "postToolUse", "tool_name": "execute_bash", "tool_input": {}},
 }
 
 # (agent, decision, vetoable) -> (exit code, enforced) of render_escalated (contract.md §4, §6).
@@ -53,6 +58,36 @@ ESCALATED = {
     ("gemini", "allow", False): (0, False),
     ("gemini", "deny", False): (0, False),
     ("gemini", "ask", False): (0, False),
+    ("cursor", "allow", True): (0, False),
+    ("cursor", "deny", True): (2, True),
+    ("cursor", "ask", True): (2, True),  # no ask tier: the ask becomes a block
+    ("cursor", "allow", False): (0, False),
+    ("cursor", "deny", False): (0, False),
+    ("cursor", "ask", False): (0, False),
+    ("copilot", "allow", True): (0, False),
+    ("copilot", "deny", True): (2, True),
+    ("copilot", "ask", True): (0, False),  # the CLI asks natively
+    ("copilot", "allow", False): (0, False),
+    ("copilot", "deny", False): (0, False),
+    ("copilot", "ask", False): (0, False),
+    ("factory", "allow", True): (0, False),
+    ("factory", "deny", True): (2, True),
+    ("factory", "ask", True): (0, False),  # Claude-compatible: asks natively
+    ("factory", "allow", False): (0, False),
+    ("factory", "deny", False): (0, False),
+    ("factory", "ask", False): (0, False),
+    ("qwen", "allow", True): (0, False),
+    ("qwen", "deny", True): (2, True),
+    ("qwen", "ask", True): (0, False),
+    ("qwen", "allow", False): (0, False),
+    ("qwen", "deny", False): (0, False),
+    ("qwen", "ask", False): (0, False),
+    ("kiro", "allow", True): (0, False),
+    ("kiro", "deny", True): (2, True),
+    ("kiro", "ask", True): (2, True),  # no ask tier: the ask becomes a block
+    ("kiro", "allow", False): (0, False),
+    ("kiro", "deny", False): (1, False),  # a failed hook's warning: the call still runs
+    ("kiro", "ask", False): (1, False),
 }
 
 
@@ -78,7 +113,7 @@ def test_render_escalated_table(agent: str, decision: str, vetoable: bool) -> No
         assert response.stderr == "because"
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "factory", "qwen", "kiro"])
 @pytest.mark.parametrize("decision", ["deny", "ask"])
 def test_event_naming_nothing_blocks_by_exit_2_with_the_reason_or_default(
     agent: str, decision: str
@@ -126,6 +161,21 @@ def test_failure_response_is_the_posture_and_a_valid_native_response(
 def test_fail_closed_on_observe_only_codex_promises_no_block() -> None:
     response = failure_response(adapter_for("codex"), "x", fail_closed=True)
     assert (response.exit_code, response.enforced) == (2, False)
+
+
+@pytest.mark.parametrize("fail_closed", [False, True])
+def test_failure_response_carries_the_declared_body_only_where_the_host_reads_one(
+    fail_closed: bool,
+) -> None:
+    # Copilot's preToolUse fails closed: its failed hook answers with a deny body.
+    copilot = failure_response(adapter_for("copilot"), "x", fail_closed=fail_closed)
+    assert copilot.exit_code == 2
+    assert isinstance(copilot.stdout, dict)
+    assert copilot.stdout["permissionDecision"] == "deny"
+    assert copilot.stdout["permissionDecisionReason"]
+    # Cursor: no body, so the host's own failClosed setting decides (hosts/cursor.json).
+    cursor = failure_response(adapter_for("cursor"), "x", fail_closed=fail_closed)
+    assert "stdout" not in cursor.to_dict()
 
 
 def test_render_hook_response_runs_parse_judge_sanitize_escalate() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent_control_plane_core import schemas
+from agent_control_plane_core import AGENT_IDS, schemas
 from agent_control_plane_core._generated.constants import CONTROL_PLANE_SCHEMA, EventKinds
 
 from conftest import SCHEMA_DIR, behaviour_lines, load_json, reference_dir, reference_fixtures
@@ -206,7 +206,7 @@ def test_every_property_and_definition_has_a_description() -> None:
 def test_host_declarations_validate_against_the_host_schema() -> None:
     validator = schemas.validator_for("host")
     hosts = sorted((SCHEMA_DIR / "hosts").glob("*.json"))
-    assert [p.stem for p in hosts] == ["amp", "claude", "codex", "gemini"]
+    assert tuple(p.stem for p in hosts) == AGENT_IDS
     for path in hosts:
         document = load_json(path)
         assert list(validator.iter_errors(document)) == [], path.name

@@ -2,7 +2,7 @@
 
 Usage: tools/soak.py [N] [--seed S] [--max-growth-mb M] [--bridge "CMD ..."]
 
-Lines mix the four hosts, valid requests built from fixtures/*.json and invalid ones (bad JSON,
+Lines mix every shipped host, valid requests built from fixtures/*.json and invalid ones (bad JSON,
 bad bytes, non-objects, unknown agents and options, bad verdicts, deep nesting, lone surrogates).
 Every line's expected answer shape is known in advance; a valid request carries its sequence
 number in an extra native field, which must come back in meta.passthrough. Prints lines/s and the
@@ -27,9 +27,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agent_control_plane_core import AGENT_IDS, Decisions
+
 REPO = Path(__file__).resolve().parent.parent
-AGENTS = ("amp", "claude", "codex", "gemini")
-DECISIONS = ("allow", "deny", "ask")
+AGENTS = AGENT_IDS  # every shipped host, each with its golden fixtures
+DECISIONS = Decisions.ALL
 SEQ_KEY = "soak_seq"
 
 # Expected answer shapes: an event, an event whose render is an error, or a line-level error.
@@ -122,7 +124,7 @@ def generate(count: int, seed: int) -> Iterator[tuple[bytes, str, str, int | Non
             )
         elif roll < 0.86:
             yield (
-                _dumps({"agent": rng.choice(["cursor", "", None, "__proto__"]), "native": {}}),
+                _dumps({"agent": rng.choice(["windsurf", "", None, "__proto__"]), "native": {}}),
                 "unknown-agent",
                 LINE_ERROR,
                 None,

@@ -430,7 +430,8 @@ def _parser() -> argparse.ArgumentParser:
         _cmd_install,
         "Register a hook entry in a host's configuration (merged, idempotent).",
     )
-    sub.add_argument("host", help="claude, codex, gemini or amp")
+    # Not choices=INSTALLABLE: importing install.py here would slow `acp hook`, which parses too.
+    sub.add_argument("host", help="e.g. claude; an unknown host is refused with the list")
     where = sub.add_mutually_exclusive_group()
     where.add_argument(
         "--project",

@@ -6,7 +6,18 @@ from typing import NoReturn
 
 from .runtime import entry_adapter, run_hook_entry
 
-__all__ = ["amp_main", "claude_main", "codex_main", "gemini_main", "main_for"]
+__all__ = [
+    "amp_main",
+    "claude_main",
+    "codex_main",
+    "copilot_main",
+    "cursor_main",
+    "factory_main",
+    "gemini_main",
+    "kiro_main",
+    "main_for",
+    "qwen_main",
+]
 
 
 def main_for(agent: str) -> NoReturn:
@@ -32,3 +43,28 @@ def amp_main() -> NoReturn:
 def gemini_main() -> NoReturn:
     """acp-gemini-hook."""
     main_for("gemini")
+
+
+def factory_main() -> NoReturn:
+    """acp-factory-hook."""
+    main_for("factory")
+
+
+def qwen_main() -> NoReturn:
+    """acp-qwen-hook."""
+    main_for("qwen")
+
+
+def kiro_main() -> NoReturn:
+    """acp-kiro-hook (preToolUse answers by exit code: 2 blocks with the reason on stderr)."""
+    main_for("kiro")
+
+
+def cursor_main() -> NoReturn:
+    """acp-cursor-hook (register it on preToolUse in .cursor/hooks.json)."""
+    main_for("cursor")
+
+
+def copilot_main() -> NoReturn:
+    """acp-copilot-hook (register it on preToolUse in .github/hooks/*.json)."""
+    main_for("copilot")

@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 from ._generated.constants import EventKinds
 from .adapters import AGENT_IDS
 
-__all__ = ["SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
+__all__ = ["INSTALLABLE", "SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
 
 Scope = Literal["project", "user"]
 SCOPES: Final[tuple[Scope, ...]] = ("project", "user")
@@ -210,6 +210,34 @@ def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return after, before, notes if request.fail_closed else ()
 
 
+def _factory(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    # Droid reads the hooks key of settings.json only while hooks.json beside it is absent
+    # (docs.factory.ai/harness/hooks, Configuration): refuse rather than write a dead entry.
+    beside = request.path.with_name("hooks.json")
+    if beside.exists():
+        raise InstallError(
+            f"{beside} exists, so Droid ignores the hooks in {request.path.name}: add the"
+            f" acp-factory-hook command to {beside} by hand (its events are those in"
+            " `acp install factory --dry-run`)"
+        )
+    after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
+    notes = ("Droid documents no fail-closed option: a hook that never starts lets the call run.",)
+    return after, before, notes if request.fail_closed else ()
+
+
+def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    # Qwen Code's command-hook timeout is in milliseconds (hosts/qwen.json notes).
+    after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
+    notes: tuple[str, ...] = (
+        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder.",
+    )
+    if request.fail_closed:
+        notes += (
+            "Qwen Code has no fail-closed option: a hook that never starts lets the call run.",
+        )
+    return after, before, notes
+
+
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     notes: tuple[str, ...] = ("Codex runs a new hook only after you trust it with /hooks.",)
     if "--codex-version" not in request.argv:
@@ -299,6 +327,54 @@ def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
 
 
+def _flat_hooks(
+    request: _Request, command_key: str, handler_for: Callable[[str, bool], dict[str, Any]]
+) -> tuple[str, str | None]:
+    """{"version": 1, "hooks": {event: [handler, ...]}}: one handler list per event, no matchers."""
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    settings.setdefault("version", 1)
+    hooks = _child(settings, "hooks", dict, request.path)
+    for kind, event in _native_events(request.host):
+        # contract.md §7: fail closed only where exit 2 stops a tool call.
+        closed = request.fail_closed and kind in _TOOL_KINDS
+        handler = handler_for(shlex.join(request.argv if closed else request.plain_argv), closed)
+        handlers = _child(hooks, event, list, request.path)
+        for index, existing in enumerate(handlers):
+            if isinstance(existing, Mapping) and _is_ours(existing.get(command_key), request.host):
+                handlers[index] = handler
+                break
+        else:
+            handlers.append(handler)
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
+
+
+def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.cursor/hooks.json: {"command", "failClosed"?} per event (host-protocols.md §5)."""
+
+    def handler(command: str, closed: bool) -> dict[str, Any]:
+        entry: dict[str, Any] = {"command": command}
+        if closed:
+            # A crash, a timeout or empty output then blocks too (host-protocols.md §5).
+            entry["failClosed"] = True
+        return entry
+
+    after, before = _flat_hooks(request, "command", handler)
+    return after, before, ()
+
+
+def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.github/hooks/<file>.json: {"type": "command", "bash", "timeoutSec"} per event."""
+
+    def handler(command: str, closed: bool) -> dict[str, Any]:
+        return {"type": "command", "bash": command, "timeoutSec": request.timeout_s}
+
+    after, before = _flat_hooks(request, "bash", handler)
+    # preToolUse fails closed by itself (host-protocols.md §6): a hook that never starts blocks.
+    notes = ("Copilot CLI denies a call when its preToolUse hook fails or times out.",)
+    return after, before, notes
+
+
 # host -> (project-relative path, home-relative path, installer entry)
 _HOSTS: Final[
     Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
@@ -306,9 +382,22 @@ _HOSTS: Final[
     "claude": (".claude/settings.json", ".claude/settings.json", _claude),
     "codex": (".codex/hooks.json", ".codex/config.toml", _codex),
     "gemini": (".gemini/settings.json", ".gemini/settings.json", _gemini),
+    "factory": (".factory/settings.json", ".factory/settings.json", _factory),
+    "qwen": (".qwen/settings.json", ".qwen/settings.json", _qwen),
+    # kiro has none: its hooks live in per-agent files .kiro/agents/<name>.json (hosts/kiro.json).
     # The workspace settings path is unverified (?); the user one is documented.
     "amp": (".amp/settings.json", ".config/amp/settings.json", _amp),
+    "cursor": (".cursor/hooks.json", ".cursor/hooks.json", _cursor),
+    # Copilot CLI loads every .github/hooks/*.json of the repository and ~/.copilot/hooks/*.json.
+    "copilot": (
+        ".github/hooks/agent-control-plane.json",
+        ".copilot/hooks/agent-control-plane.json",
+        _copilot,
+    ),
 }
+
+INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
+"""Hosts acp install has a configuration entry for."""
 
 
 def plan_install(

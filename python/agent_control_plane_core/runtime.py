@@ -158,6 +158,9 @@ def failure_response(adapter: Adapter, diagnostic: str, *, fail_closed: bool) ->
     # One line on stderr: hosts show it verbatim, and a newline would split the diagnostic.
     text = " ".join(diagnostic.split())
     prefix = f"acp-{adapter.AGENT}-hook"
+    # A host that reads a body even from a failed hook (copilot's deny) gets the declared one.
+    declared: Mapping[str, object] | None = getattr(adapter, "FAILURE_STDOUT", None)
+    body = ABSENT if declared is None else dict(declared)
     if fail_closed:
         # contract.md §7: ACP_FAIL_CLOSED=1 makes every failure exit 2 with a non-empty reason.
         # Only a transport that can veto is promised to block (native-response.schema.json).
@@ -165,14 +168,17 @@ def failure_response(adapter: Adapter, diagnostic: str, *, fail_closed: bool) ->
             transport=adapter.INTEGRATION_MODE,
             exit_code=_BLOCK_EXIT,
             enforced=adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY,
+            stdout=body,
             stderr=f"{prefix}: {text}; blocked because {FAIL_CLOSED_ENV}=1",
         )
     code = adapter.FAILURE_EXIT_CODE
-    posture = "the host runs the call" if code == 0 else f"exit {code}, the host's failure answer"
+    runs = code == 0 and declared is None
+    posture = "the host runs the call" if runs else f"exit {code}, the host's failure answer"
     return NativeResponse(
         transport=adapter.INTEGRATION_MODE,
         exit_code=code,
         enforced=False,
+        stdout=body,
         stderr=f"{prefix}: {text}; {posture} (set {FAIL_CLOSED_ENV}=1 to block instead)",
     )
 

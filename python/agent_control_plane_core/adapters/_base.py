@@ -129,6 +129,8 @@ class HostAdapter:
         self.TOOL_ALIASES: Mapping[str, str] = decl.TOOL_ALIASES
         self.DEFAULT_BLOCK_REASON: str = decl.DEFAULT_BLOCK_REASON
         self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
+        # The body a failed hook entry prints, for a host that reads one (hosts/<agent>.json).
+        self.FAILURE_STDOUT: Mapping[str, object] | None = decl.FAILURE_STDOUT
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -195,11 +197,13 @@ class HostAdapter:
         tool_input: dict[str, Any],
         call_keys: tuple[str, str],
         response_key: str | None = None,
+        mcp_call: bool = False,
     ) -> ToolCallEvent:
         """Finish a parse: response, standard meta, renames, aliases, call class, veto, passthrough.
 
         call_keys names the host's MCP-context and agent-type fields; response_key its tool-result
-        field, read on post_tool only (contract.md §2).
+        field, read on post_tool only (contract.md §2); mcp_call marks a call the host's own event
+        or tool naming identifies as MCP.
         """
         decl = self.DECLARATION
         payload = fields.payload
@@ -212,7 +216,11 @@ class HostAdapter:
             if value is not None:
                 standard[name] = value
         mcp_key, agent_type_key = call_keys
-        calls = call_class(native_tool, payload.get(mcp_key), payload.get(agent_type_key))
+        calls = (
+            CallClasses.MCP
+            if mcp_call
+            else call_class(native_tool, payload.get(mcp_key), payload.get(agent_type_key))
+        )
         if native_tool is not None and calls == CallClasses.BUILTIN:
             renames = decl.INPUT_KEY_RENAMES.get(native_tool)
             if renames is not None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._generated.constants import Decisions, EventKinds, PromptInputFields
+from .._generated.constants import (
+    ContentField,
+    ContentFields,
+    Decisions,
+    EventKind,
+    EventKinds,
+    PromptInputFields,
+)
 from .._generated.hosts import claude as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
@@ -84,16 +91,28 @@ class ClaudeAdapter(HostAdapter):
             out["permissionDecisionReason"] = verdict.reason
         if rewrite:
             out["updatedInput"] = verdict.mutated_input
-        if present(verdict.additional_context):
+        if present(verdict.additional_context) and self._carries(
+            event.event, ContentFields.ADDITIONAL_CONTEXT
+        ):
             out["additionalContext"] = verdict.additional_context
         return {"hookSpecificOutput": out}
+
+    def _carries(self, kind: EventKind, field: ContentField) -> bool:
+        """Whether the declaration gives this kind a channel for the field (Claude-compatible hosts differ)."""
+        return field not in self.UNRENDERED_FIELDS[kind]
 
     def _other_body(self, verdict: Verdict, event: ToolCallEvent) -> dict[str, Any]:
         out: dict[str, Any] = {"hookEventName": event.meta.native_event}
         kind = event.event
-        if kind == EventKinds.POST_TOOL and present(verdict.mutated_output):
+        if (
+            kind == EventKinds.POST_TOOL
+            and present(verdict.mutated_output)
+            and self._carries(kind, ContentFields.MUTATED_OUTPUT)
+        ):
             out["updatedToolOutput"] = verdict.mutated_output
-        if kind != EventKinds.UNKNOWN and present(verdict.additional_context):
+        if present(verdict.additional_context) and self._carries(
+            kind, ContentFields.ADDITIONAL_CONTEXT
+        ):
             out["additionalContext"] = verdict.additional_context
         body: dict[str, Any] = {"hookSpecificOutput": out}
         if verdict.decision != Decisions.ALLOW:

@@ -38,4 +38,5 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 )
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
+FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
 ENFORCING_SINCE: Final[tuple[int, int, int] | None] = (0, 135, 0)

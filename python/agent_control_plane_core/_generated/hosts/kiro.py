@@ -1,0 +1,42 @@
+# DO NOT EDIT: this file is generated.
+# source: schema/control-plane/v1/hosts/kiro.json
+# template: templates/python/host.py.j2
+# regenerate: make codegen (python -m codegen)
+
+"""Declaration of the kiro host: what it can carry and enforce."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+
+AGENT: Final = "kiro"
+INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
+PRIMARY_GATE_PRESENT: Final = True
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+NATIVE_ASK_TIER: Final = False
+UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
+    {
+        "post_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "pre_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+    }
+)
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"AgentSpawn": "session_start", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "UserPromptSubmit": "prompt_submit", "agentSpawn": "session_start", "postToolUse": "post_tool", "preToolUse": "pre_tool", "userPromptSubmit": "prompt_submit"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "postToolUse", "pre_tool": "preToolUse", "prompt_submit": "userPromptSubmit", "session_start": "agentSpawn"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_bash": "Bash", "shell": "Bash"})
+INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+    }
+)
+DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
+FAILURE_EXIT_CODE: Final = 0
+FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
+ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None

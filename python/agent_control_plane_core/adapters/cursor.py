@@ -1,0 +1,146 @@
+"""Cursor adapter: flat snake_case JSON on stdout for every answer, exit 2 as the block."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from .._generated.constants import Decisions, EventKinds, PromptInputFields
+from .._generated.hosts import cursor as declaration
+from .._generated.models.native_response_schema import NativeResponse
+from .._generated.models.tool_call_event_schema import ToolCallEvent
+from .._generated.models.verdict_schema import Verdict
+from ..contract import present, to_string
+from ._base import HostAdapter, NativeFields, payload_fields
+
+__all__ = ["CursorAdapter", "cursor_adapter"]
+
+# Events that name their tool by the event itself (host-protocols.md §5): the flat shell command
+# is Cursor's Shell tool, the file read its Read tool.
+_SHELL_EVENT: Final = "beforeShellExecution"
+_READ_EVENT: Final = "beforeReadFile"
+_MCP_EVENT: Final = "beforeMCPExecution"
+_SHELL_TOOL: Final = "Shell"
+_READ_TOOL: Final = "Read"
+# preToolUse names MCP tools MCP:<tool> (host-protocols.md §5).
+_MCP_PREFIX: Final = "MCP:"
+# Only preToolUse reads updated_input (host-protocols.md §5 output).
+_REWRITE_EVENTS: Final = frozenset({"preToolUse"})
+# Cursor's exit code for a block (host-protocols.md §5).
+_BLOCK: Final = 2
+
+
+def _decoded_object(fields: NativeFields, key: str) -> dict[str, Any]:
+    """The object at key, or the object a JSON string at key decodes to; else {} (kept verbatim)."""
+    value = fields.payload.get(key)
+    if isinstance(value, str):
+        # beforeMCPExecution sends tool_input as a JSON string (host-protocols.md §5).
+        try:
+            decoded = json.loads(value)
+        except (ValueError, RecursionError):
+            return {}
+        if isinstance(decoded, dict):
+            fields.take(key)
+            return decoded
+        return {}
+    return fields.object(key)
+
+
+class CursorAdapter(HostAdapter):
+    """Parses Cursor hook payloads and renders verdicts as Cursor enforces them."""
+
+    DECLARATION = declaration
+
+    def parse(self, native: object) -> ToolCallEvent:
+        """Turn a Cursor hook payload into a ToolCallEvent; never raises."""
+        fields = payload_fields(native)
+        native_event = fields.string("hook_event_name") or ""
+        kind = self.kind_of(native_event)
+        native_tool: str | None = None
+        tool_input: dict[str, Any] = {}
+        mcp_call = False
+        if native_event == _SHELL_EVENT:
+            native_tool = _SHELL_TOOL
+            command = fields.string("command")
+            tool_input = {} if command is None else {"command": command}
+        elif native_event == _READ_EVENT:
+            # The file's content stays in passthrough: it is what the read returns, not its input.
+            native_tool = _READ_TOOL
+            path = fields.string("file_path")
+            tool_input = {} if path is None else {"file_path": path}
+        elif native_event == _MCP_EVENT:
+            # Its command or url names the MCP server, not a shell command: left in passthrough.
+            native_tool = fields.string("tool_name")
+            tool_input = _decoded_object(fields, "tool_input")
+            mcp_call = True
+        elif kind == EventKinds.PROMPT_SUBMIT:
+            tool_input = {PromptInputFields.PROMPT: fields.string("prompt") or ""}
+        elif kind != EventKinds.SESSION_START:
+            native_tool = fields.string("tool_name")
+            tool_input = _decoded_object(fields, "tool_input")
+            mcp_call = native_tool is not None and native_tool.startswith(_MCP_PREFIX)
+        return self.build_event(
+            fields,
+            kind=kind,
+            native_event=native_event,
+            native_tool=native_tool,
+            tool_input=tool_input,
+            call_keys=("mcp_context", "agent_type"),
+            response_key="tool_output",
+            mcp_call=mcp_call,
+        )
+
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
+    ) -> NativeResponse:
+        """Render a verdict as Cursor's stdout body, stderr reason and exit code."""
+        # sole_gate changes nothing: the abstaining allow is already an explicit allow (notes).
+        enforced = verdict.decision == Decisions.DENY and event.this_call_vetoable
+        reason = self.block_reason(verdict) if enforced else to_string(verdict.reason)
+        kind = event.event
+        if kind == EventKinds.PRE_TOOL:
+            body = self._permission_body(verdict, event, reason)
+        elif kind == EventKinds.PROMPT_SUBMIT:
+            body = {"continue": verdict.decision == Decisions.ALLOW}
+            if verdict.decision != Decisions.ALLOW and reason:
+                body["user_message"] = reason
+        elif kind == EventKinds.UNKNOWN:
+            body = {} if verdict.decision == Decisions.ALLOW else _deny_body(reason)
+        else:
+            # postToolUse and sessionStart cannot block; they carry context only.
+            body = {}
+            if present(verdict.additional_context):
+                body["additional_context"] = verdict.additional_context
+        if enforced:
+            # Exit 2 blocks; the body and stderr carry the reason for whichever the host reads.
+            return self.response(exit_code=_BLOCK, enforced=True, stdout=body, stderr=reason)
+        # With failClosed, EMPTY output blocks: every answer prints a body (hosts/cursor.json).
+        return self.response(stdout=body)
+
+    def _permission_body(
+        self, verdict: Verdict, event: ToolCallEvent, reason: str | None
+    ) -> dict[str, Any]:
+        if verdict.decision != Decisions.ALLOW:
+            # No ask tier: an ask is the advisory deny (hosts/cursor.json).
+            return _deny_body(reason)
+        if not present(verdict.mutated_input):
+            return {"permission": "allow"}
+        if event.meta.native_event in _REWRITE_EVENTS:
+            return {"permission": "allow", "updated_input": verdict.mutated_input}
+        # This event has no input channel: running the original would drop the rewrite, so the
+        # call is refused and the agent is told what to run instead.
+        rewritten = json.dumps(verdict.mutated_input, ensure_ascii=False, sort_keys=True)
+        note = f"the guardrail rewrote this call's input, which Cursor cannot apply on {event.meta.native_event}; run it with {rewritten}"
+        return _deny_body(f"{reason} ({note})" if reason else note)
+
+
+def _deny_body(reason: str | None) -> dict[str, Any]:
+    """Cursor's permission deny, with the reason for the user and the agent when there is one."""
+    body: dict[str, Any] = {"permission": "deny"}
+    if reason:
+        body["user_message"] = reason
+        body["agent_message"] = reason
+    return body
+
+
+cursor_adapter = CursorAdapter()
