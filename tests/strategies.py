@@ -23,11 +23,10 @@ from conftest import FIXTURES_DIR, load_json
 
 # Adapter configurations every property runs on: codex both enforcing and without a version.
 ADAPTER_CONFIGS: dict[str, tuple[str, dict[str, str]]] = {
-    "amp": ("amp", {}),
-    "claude": ("claude", {}),
+    # Every shipped adapter; codex twice, since its version decides whether anything can block.
+    **{agent: (agent, {}) for agent in AGENT_IDS if agent != "codex"},
     "codex-enforcing": ("codex", {"codex_version": "0.150.0"}),
     "codex-observe": ("codex", {}),
-    "gemini": ("gemini", {}),
 }
 
 # Names that mean something to an object model; to a parser they must be plain strings.
