@@ -270,9 +270,10 @@ WHY_EVENTS = """- **Parse+render throughput.** Building the two frozen dataclass
 WHY_BRIDGE = """- **`acp bridge` throughput.** The target leaves 33 µs per line. Measured in process on
   this machine, `json.loads` of a request line takes about 9 µs and `json.dumps` of its answer
   (the event and two responses) about 13 µs, two thirds of the budget before any work; each line
-  is then checked, parsed, rendered twice (the plain and the escalated render) and turned into
-  JSON objects, and the bridge flushes after every answer line (a caller driving it line by line
-  waits for each answer), a write system call per line."""
+  is then checked, parsed (about 13 µs for a Claude payload: two frozen dataclasses built),
+  rendered (a second render only when escalation changes the answer) and turned into JSON
+  objects. Answers go out in one write per batch of lines that arrived together, so system
+  calls are not the cost; the Python work per line is."""
 
 
 def main() -> None:

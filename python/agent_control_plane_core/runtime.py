@@ -59,7 +59,7 @@ Judge = Callable[[ToolCallEvent], "Verdict | Mapping[str, Any] | None"]
 """A guardrail: one normalized event in, a verdict (or a mapping with a decision) out."""
 
 # contract.md §7: the default judge denies a shell command that runs rm -rf.
-_DEMO_PATTERN: Final = re.compile(r"rm\s+-rf")
+_DEMO_PATTERN: Final = r"rm\s+-rf"  # re caches the compiled form; nothing compiles at import
 _DEMO_REASON: Final = "demo policy: rm -rf blocked"
 # contract.md §6: exit 2 is the block every external-hook host reads when render has no channel.
 _BLOCK_EXIT: Final = 2
@@ -74,7 +74,7 @@ def demo_judge(event: ToolCallEvent) -> Verdict:
     # The input key comes from tool-input-keys.json, so Amp's cmd (renamed on parse) matches too.
     key = MODELED_TOOL_INPUT_KEYS.get(event.tool) if isinstance(event.tool, str) else None
     command = event.input.get(key) if key is not None else None
-    if isinstance(command, str) and _DEMO_PATTERN.search(command):
+    if isinstance(command, str) and re.search(_DEMO_PATTERN, command):
         return Verdict(decision=Decisions.DENY, reason=_DEMO_REASON)
     return Verdict(decision=Decisions.ALLOW)
 
