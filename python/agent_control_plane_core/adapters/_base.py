@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -90,6 +91,26 @@ class NativeFields:
             return dict(value)
         return {}
 
+    def json_object(self, key: str) -> dict[str, Any] | None:
+        """Consume key when it holds an object, or a JSON string of one, and return that object.
+
+        Some hosts send a tool's input as a JSON string (copilot toolArgs, cursor MCP input); a
+        string that does not decode to an object stays in passthrough verbatim. None: neither.
+        """
+        value = self.payload.get(key)
+        if isinstance(value, dict):
+            return self.object(key)
+        if not isinstance(value, str):
+            return None
+        try:
+            decoded = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(decoded, dict):
+            return None
+        self.consumed.add(key)
+        return decoded
+
     def take(self, key: str) -> Any:
         """Consume key whatever its value (the caller checked it is present)."""
         self.consumed.add(key)
@@ -176,6 +197,10 @@ class HostAdapter:
     ) -> NativeResponse:
         """The host's render of a verdict with a valid decision for one of its own events."""
         raise NotImplementedError
+
+    def carries(self, kind: EventKind, field: ContentField) -> bool:
+        """Whether this host's declaration gives a content field a channel on this event kind."""
+        return field not in self.UNRENDERED_FIELDS[kind]
 
     def hook_payload(self, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
         """The payload a hook entry parses, given what the host put on stdin and in the environment."""

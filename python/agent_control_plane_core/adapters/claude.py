@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._generated.constants import (
-    ContentField,
     ContentFields,
     Decisions,
-    EventKind,
     EventKinds,
     PromptInputFields,
 )
@@ -91,15 +89,11 @@ class ClaudeAdapter(HostAdapter):
             out["permissionDecisionReason"] = verdict.reason
         if rewrite:
             out["updatedInput"] = verdict.mutated_input
-        if present(verdict.additional_context) and self._carries(
+        if present(verdict.additional_context) and self.carries(
             event.event, ContentFields.ADDITIONAL_CONTEXT
         ):
             out["additionalContext"] = verdict.additional_context
         return {"hookSpecificOutput": out}
-
-    def _carries(self, kind: EventKind, field: ContentField) -> bool:
-        """Whether the declaration gives this kind a channel for the field (Claude-compatible hosts differ)."""
-        return field not in self.UNRENDERED_FIELDS[kind]
 
     def _other_body(self, verdict: Verdict, event: ToolCallEvent) -> dict[str, Any]:
         out: dict[str, Any] = {"hookEventName": event.meta.native_event}
@@ -107,10 +101,10 @@ class ClaudeAdapter(HostAdapter):
         if (
             kind == EventKinds.POST_TOOL
             and present(verdict.mutated_output)
-            and self._carries(kind, ContentFields.MUTATED_OUTPUT)
+            and self.carries(kind, ContentFields.MUTATED_OUTPUT)
         ):
             out["updatedToolOutput"] = verdict.mutated_output
-        if present(verdict.additional_context) and self._carries(
+        if present(verdict.additional_context) and self.carries(
             kind, ContentFields.ADDITIONAL_CONTEXT
         ):
             out["additionalContext"] = verdict.additional_context

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 from .._generated.constants import Decisions, EventKinds, PromptInputFields, StandardMetaFields
@@ -23,24 +22,6 @@ _CAMEL_RESULT: Final = "toolResult"
 # Exit 2 beside the deny body: preToolUse fails closed on a non-zero exit (host-protocols.md §6).
 _BLOCK: Final = 2
 _PERMISSION: Final = {Decisions.DENY: "deny", Decisions.ASK: "ask"}
-
-
-def _tool_input(fields: NativeFields, key: str) -> dict[str, Any] | None:
-    """The object at key, or the object its JSON string decodes to; None when key holds neither."""
-    value = fields.payload.get(key)
-    if isinstance(value, str):
-        # toolArgs is a JSON string (host-protocols.md §6); an undecodable one stays in passthrough.
-        try:
-            decoded = json.loads(value)
-        except (ValueError, RecursionError):
-            return None
-        if isinstance(decoded, dict):
-            fields.take(key)
-            return decoded
-        return None
-    if isinstance(value, dict):
-        return fields.object(key)
-    return None
 
 
 class CopilotAdapter(HostAdapter):
@@ -70,9 +51,10 @@ class CopilotAdapter(HostAdapter):
             tool_input = {PromptInputFields.PROMPT: fields.string("prompt") or ""}
         elif kind != EventKinds.SESSION_START:
             native_tool = fields.string("toolName") if camel_tool else fields.string("tool_name")
-            found = _tool_input(fields, "toolArgs")
+            # toolArgs is a JSON string (host-protocols.md §6); the Claude-style form has tool_input.
+            found = fields.json_object("toolArgs")
             if found is None:
-                found = _tool_input(fields, "tool_input")
+                found = fields.json_object("tool_input")
             tool_input = found or {}
         return self.build_event(
             fields,

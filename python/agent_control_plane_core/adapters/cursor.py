@@ -11,7 +11,7 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_string
-from ._base import HostAdapter, NativeFields, payload_fields
+from ._base import HostAdapter, payload_fields
 
 __all__ = ["CursorAdapter", "cursor_adapter"]
 
@@ -28,22 +28,6 @@ _MCP_PREFIX: Final = "MCP:"
 _REWRITE_EVENTS: Final = frozenset({"preToolUse"})
 # Cursor's exit code for a block (host-protocols.md §5).
 _BLOCK: Final = 2
-
-
-def _decoded_object(fields: NativeFields, key: str) -> dict[str, Any]:
-    """The object at key, or the object a JSON string at key decodes to; else {} (kept verbatim)."""
-    value = fields.payload.get(key)
-    if isinstance(value, str):
-        # beforeMCPExecution sends tool_input as a JSON string (host-protocols.md §5).
-        try:
-            decoded = json.loads(value)
-        except (ValueError, RecursionError):
-            return {}
-        if isinstance(decoded, dict):
-            fields.take(key)
-            return decoded
-        return {}
-    return fields.object(key)
 
 
 class CursorAdapter(HostAdapter):
@@ -71,13 +55,14 @@ class CursorAdapter(HostAdapter):
         elif native_event == _MCP_EVENT:
             # Its command or url names the MCP server, not a shell command: left in passthrough.
             native_tool = fields.string("tool_name")
-            tool_input = _decoded_object(fields, "tool_input")
+            # beforeMCPExecution sends tool_input as a JSON string (host-protocols.md §5).
+            tool_input = fields.json_object("tool_input") or {}
             mcp_call = True
         elif kind == EventKinds.PROMPT_SUBMIT:
             tool_input = {PromptInputFields.PROMPT: fields.string("prompt") or ""}
         elif kind != EventKinds.SESSION_START:
             native_tool = fields.string("tool_name")
-            tool_input = _decoded_object(fields, "tool_input")
+            tool_input = fields.json_object("tool_input") or {}
             mcp_call = native_tool is not None and native_tool.startswith(_MCP_PREFIX)
         return self.build_event(
             fields,
