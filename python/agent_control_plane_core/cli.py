@@ -13,7 +13,7 @@ from typing import IO, Any, Final
 
 from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
 from .adapters import AGENT_IDS, Adapter
-from .contract import normalize_verdict
+from .contract import json_bytes, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
     FAIL_CLOSED_ENV,
@@ -42,8 +42,11 @@ class UsageError(Exception):
     """A command-line input that cannot be used; the message names it and the fix."""
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _print_json(value: Any) -> None:
+    """Print one compact JSON line, UTF-8 whatever the locale."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(json_bytes(value) + b"\n")
+    sys.stdout.buffer.flush()
 
 
 @lru_cache(maxsize=64)
@@ -122,25 +125,10 @@ def run_bridge(lines: Iterable[str], out: IO[str]) -> int:
     """Answer every input line with exactly one output line, in order; return the line count."""
     count = 0
     for line in lines:
-        out.write(_json_line(bridge_line(line)) + "\n")
+        out.write(json_bytes(bridge_line(line)).decode("utf-8") + "\n")
         out.flush()  # a caller driving the bridge line by line waits for each answer
         count += 1
     return count
-
-
-def _json_line(value: Any) -> str:
-    """One JSON text that always encodes as UTF-8."""
-    return _answer_bytes(value).decode("utf-8")
-
-
-def _answer_bytes(value: Any) -> bytes:
-    """One answer as UTF-8 JSON bytes (no newline)."""
-    text = _dumps(value)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def _batches(fd: int) -> Iterator[list[bytes]]:
@@ -168,9 +156,7 @@ def _cmd_bridge(args: argparse.Namespace) -> int:
     # Bytes split at "\n" only, undecodable bytes replaced (as a hook entry reads stdin): a bad
     # byte must not end the stream, and the locale must not decide how a line is decoded.
     for batch in _batches(sys.stdin.fileno()):
-        answers = [
-            _answer_bytes(bridge_line(raw.decode("utf-8", errors="replace"))) for raw in batch
-        ]
+        answers = [json_bytes(bridge_line(raw.decode("utf-8", errors="replace"))) for raw in batch]
         _write_all(sys.stdout.fileno(), b"\n".join(answers) + b"\n")
     return 0
 
@@ -185,7 +171,7 @@ def _stdin_payload() -> Any:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     adapter = entry_adapter(args.agent, codex_version=args.codex_version)
-    print(_dumps(adapter.parse(_stdin_payload()).to_dict()))
+    _print_json(adapter.parse(_stdin_payload()).to_dict())
     return 0
 
 
@@ -201,7 +187,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         response = render_escalated(adapter, verdict, event, sole_gate=args.sole_gate)
     else:
         response = adapter.render(verdict, event, sole_gate=args.sole_gate)
-    print(_dumps(response.to_dict()))
+    _print_json(response.to_dict())
     return 0
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "canonical_tool",
     "check_alias_targets",
     "coverage_allows_veto",
+    "json_bytes",
     "make_event",
     "normalize_verdict",
     "parse_version",
@@ -185,6 +186,16 @@ def _json_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return json.dumps(repr(value), ensure_ascii=False)
+
+
+def json_bytes(value: object) -> bytes:
+    """Compact UTF-8 JSON of a value; raises TypeError when the value is not JSON."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
+        return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
 def block_reason(verdict: Verdict, default: str) -> str:

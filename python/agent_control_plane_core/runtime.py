@@ -23,7 +23,7 @@ from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
 from .adapters import Adapter, adapter_for
-from .contract import block_reason, sanitize_verdict
+from .contract import block_reason, json_bytes, sanitize_verdict
 
 __all__ = [
     "AUDIT_ENV",
@@ -251,7 +251,7 @@ def _hook_answer(
         verdict = sanitize_verdict(answer)
         response = render_escalated(adapter, verdict, event, sole_gate=sole_gate)
         if response.stdout is not ABSENT:
-            _body_bytes(response.stdout)  # a body that cannot be written is a failed answer
+            json_bytes(response.stdout)  # a body that cannot be written is a failed answer
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
     return HookAnswer(response, event, verdict)
@@ -289,16 +289,6 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _body_bytes(body: Any) -> bytes:
-    """The stdout body as UTF-8 JSON; raises when it is not JSON (a judge's set, say)."""
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
-        return json.dumps(body, separators=(",", ":")).encode("ascii")
-
-
 def _write_response(response: NativeResponse) -> None:
     """Write the body to fd 1, then the stderr text to fd 2."""
     for stream in (sys.stdout, sys.stderr):
@@ -306,7 +296,7 @@ def _write_response(response: NativeResponse) -> None:
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     if response.stdout is not ABSENT:
-        _write_all(1, _body_bytes(response.stdout))
+        _write_all(1, json_bytes(response.stdout))
     if response.stderr is not ABSENT and response.stderr:
         _write_all(2, response.stderr.encode("utf-8", errors="replace"))
 
