@@ -178,17 +178,30 @@ class _Request:
     timeout_s: int
 
 
+def _command(request: _Request, kind: str) -> tuple[str, bool]:
+    """The command line registered for one event kind, and whether it fails closed."""
+    # contract.md §7: fail closed only where exit 2 stops a tool call.
+    closed = request.fail_closed and kind in _TOOL_KINDS
+    return shlex.join(request.argv if closed else request.plain_argv), closed
+
+
+def _no_fail_closed(request: _Request, host_name: str) -> tuple[str, ...]:
+    """The note for a host without a fail-closed option, when --fail-closed was asked."""
+    if not request.fail_closed:
+        return ()
+    return (f"{host_name} has no fail-closed option: a hook that never starts lets the call run.",)
+
+
 def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tuple[str, str | None]:
     """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}."""
     before = _read(request.path)
     settings = _load_json(request.path, before)
     hooks = _child(settings, "hooks", dict, request.path)
     for kind, event in _native_events(request.host):
-        # contract.md §7: fail closed only where exit 2 stops a tool call.
-        closed = request.fail_closed and kind in _TOOL_KINDS
+        command, closed = _command(request, kind)
         handler: dict[str, Any] = {
             "type": "command",
-            "command": shlex.join(request.argv if closed else request.plain_argv),
+            "command": command,
             "timeout": request.timeout_s * 1000 if timeout_ms else request.timeout_s,
         }
         if closed and on_failure:
@@ -206,8 +219,7 @@ def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     # Gemini CLI's handler timeout is in milliseconds (host-protocols.md §3).
     after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
-    notes = ("Gemini CLI has no fail-closed option: a hook that never starts lets the call run.",)
-    return after, before, notes if request.fail_closed else ()
+    return after, before, _no_fail_closed(request, "Gemini CLI")
 
 
 def _factory(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -221,21 +233,16 @@ def _factory(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
             " `acp install factory --dry-run`)"
         )
     after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
-    notes = ("Droid documents no fail-closed option: a hook that never starts lets the call run.",)
-    return after, before, notes if request.fail_closed else ()
+    return after, before, _no_fail_closed(request, "Droid")
 
 
 def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     # Qwen Code's command-hook timeout is in milliseconds (hosts/qwen.json notes).
     after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
-    notes: tuple[str, ...] = (
-        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder.",
+    trusted = (
+        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."
     )
-    if request.fail_closed:
-        notes += (
-            "Qwen Code has no fail-closed option: a hook that never starts lets the call run.",
-        )
-    return after, before, notes
+    return after, before, (trusted, *_no_fail_closed(request, "Qwen Code"))
 
 
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -246,8 +253,7 @@ def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
             "No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, every Codex"
             " call is observe-only and never blocked.",
         )
-    if request.fail_closed:
-        notes += ("Codex has no fail-closed option: a hook that never starts lets the call run.",)
+    notes += _no_fail_closed(request, "Codex")
     if request.path.suffix == ".json":
         after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
         return after, before, notes
@@ -272,12 +278,8 @@ def _codex_toml(request: _Request) -> tuple[str, str | None]:
         document["hooks"] = tomlkit.table(is_super_table=True)
     hooks: Any = document["hooks"]
     for kind, event in _native_events(request.host):
-        closed = request.fail_closed and kind in _TOOL_KINDS
-        handler = {
-            "type": "command",
-            "command": shlex.join(request.argv if closed else request.plain_argv),
-            "timeout": request.timeout_s,
-        }
+        command, _ = _command(request, kind)
+        handler = {"type": "command", "command": command, "timeout": request.timeout_s}
         if event not in hooks:
             hooks[event] = tomlkit.aot()
         groups: Any = hooks[event]
@@ -336,9 +338,7 @@ def _flat_hooks(
     settings.setdefault("version", 1)
     hooks = _child(settings, "hooks", dict, request.path)
     for kind, event in _native_events(request.host):
-        # contract.md §7: fail closed only where exit 2 stops a tool call.
-        closed = request.fail_closed and kind in _TOOL_KINDS
-        handler = handler_for(shlex.join(request.argv if closed else request.plain_argv), closed)
+        handler = handler_for(*_command(request, kind))
         handlers = _child(hooks, event, list, request.path)
         for index, existing in enumerate(handlers):
             if isinstance(existing, Mapping) and _is_ours(existing.get(command_key), request.host):
