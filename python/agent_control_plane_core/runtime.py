@@ -201,17 +201,20 @@ def render_hook_response(
 class HookAnswer:
     """One hook call's outcome: the response, and the event and verdict when they got that far."""
 
-    __slots__ = ("event", "response", "verdict")
+    __slots__ = ("body", "event", "response", "verdict")
 
     def __init__(
         self,
         response: NativeResponse,
         event: ToolCallEvent | None = None,
         verdict: Verdict | None = None,
+        body: bytes | None = None,
     ) -> None:
         self.response = response
         self.event = event
         self.verdict = verdict
+        # The stdout body already serialized, when the pipeline checked it could be.
+        self.body = body
 
 
 def _hook_answer(
@@ -250,11 +253,11 @@ def _hook_answer(
         # A present but invalid decision is clamped to ask, not treated as a failure (§7).
         verdict = sanitize_verdict(answer)
         response = render_escalated(adapter, verdict, event, sole_gate=sole_gate)
-        if response.stdout is not ABSENT:
-            json_bytes(response.stdout)  # a body that cannot be written is a failed answer
+        # Serialized here, once: a body that cannot be written is a failed answer.
+        body = None if response.stdout is ABSENT else json_bytes(response.stdout)
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
-    return HookAnswer(response, event, verdict)
+    return HookAnswer(response, event, verdict, body)
 
 
 def _unusable(answer: object) -> str | None:
@@ -289,14 +292,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _write_response(response: NativeResponse) -> None:
-    """Write the body to fd 1, then the stderr text to fd 2."""
+def _write_response(response: NativeResponse, body: bytes | None = None) -> None:
+    """Write the body (serialized now unless given) to fd 1, then the stderr text to fd 2."""
     for stream in (sys.stdout, sys.stderr):
         # Anything a judge printed goes out before the body, not after it.
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    if response.stdout is not ABSENT:
-        _write_all(1, json_bytes(response.stdout))
+    if body is None and response.stdout is not ABSENT:
+        body = json_bytes(response.stdout)
+    if body is not None:
+        _write_all(1, body)
     if response.stderr is not ABSENT and response.stderr:
         _write_all(2, response.stderr.encode("utf-8", errors="replace"))
 
@@ -368,7 +373,7 @@ class _Answer:
         if self._lock is not None and not self._lock.acquire(blocking=False):
             while True:  # the watchdog is writing its answer and will end the process
                 time.sleep(3600)
-        _write_response(outcome.response)
+        _write_response(outcome.response, outcome.body)
         # After the response: an audit diagnostic must not run into the block reason on stderr.
         after(outcome)
         os._exit(outcome.response.exit_code)
