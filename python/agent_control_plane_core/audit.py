@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Final
@@ -13,6 +14,8 @@ from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
+from .contract import json_bytes, to_object, to_string
+from .runtime import _write_all
 
 __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 
@@ -31,42 +34,40 @@ def hook_record(
     duration_ms: float,
 ) -> dict[str, Any]:
     """The audit record of one hook call, in audit-record.schema.json field order."""
-    from datetime import UTC, datetime
-
-    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     event_doc = None if event is None else event.to_dict()
     if event_doc is not None and verdict is not None and verdict.mutated_output is not ABSENT:
         # A redacting judge replaced the output: the log keeps the redacted value, so a secret
         # the guardrail kept from the model is not written to disk either.
         event_doc[ToolCallEventFields.RESPONSE] = verdict.mutated_output
-    values = (
-        now,
-        agent,
-        event_doc,
-        None if verdict is None else verdict.to_dict(),
-        response.exit_code,
-        response.enforced,
-        round(max(0.0, duration_ms), 3),
-    )
-    return dict(zip(AuditRecordFields.ALL, values, strict=True))
+    fields = AuditRecordFields
+    return {
+        fields.TIME: _utc_now(),
+        fields.AGENT: agent,
+        fields.EVENT: event_doc,
+        fields.VERDICT: None if verdict is None else verdict.to_dict(),
+        fields.EXIT_CODE: response.exit_code,
+        fields.ENFORCED: response.enforced,
+        fields.DURATION_MS: round(max(0.0, duration_ms), 3),
+    }
+
+
+def _utc_now() -> str:
+    """The current UTC time as RFC 3339 with milliseconds, e.g. 2026-11-30T04:02:30.123Z."""
+    # time, not datetime: the hook path has time loaded already, and datetime costs milliseconds.
+    seconds, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    return f"{stamp}.{nanoseconds // 1_000_000:03d}Z"
 
 
 def append_line(path: str, record: dict[str, Any]) -> None:
     """Append one record as one whole line: O_APPEND, an exclusive lock, every byte written."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    try:
-        data = (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (from a JSON "\ud800" escape) has no UTF-8 form: escape it instead.
-        data = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+    data = json_bytes(record) + b"\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _MODE)
     try:
         _lock(fd)
         # O_APPEND puts each write() at the end of the file; the lock keeps a write that comes
         # back short (a full disk, a signal) from being interleaved with another process's line.
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
@@ -119,22 +120,22 @@ def _records(lines: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
     return records, bad
 
 
+def _text(record: dict[str, Any], part: str, name: str, fallback: str) -> str:
+    """The string at record[part][name], or the fallback when there is none."""
+    value = to_string(to_object(record[part]).get(name))
+    return fallback if value is None else value
+
+
 def _tool(record: dict[str, Any]) -> str:
-    event = record[AuditRecordFields.EVENT]
-    tool = event.get(ToolCallEventFields.TOOL) if isinstance(event, dict) else None
-    return tool if isinstance(tool, str) else _NONE
+    return _text(record, AuditRecordFields.EVENT, ToolCallEventFields.TOOL, _NONE)
 
 
 def _decision(record: dict[str, Any]) -> str:
-    verdict = record[AuditRecordFields.VERDICT]
-    decision = verdict.get(VerdictFields.DECISION) if isinstance(verdict, dict) else None
-    return decision if isinstance(decision, str) else _NO_VERDICT
+    return _text(record, AuditRecordFields.VERDICT, VerdictFields.DECISION, _NO_VERDICT)
 
 
 def _kind(record: dict[str, Any]) -> str:
-    event = record[AuditRecordFields.EVENT]
-    kind = event.get(ToolCallEventFields.EVENT) if isinstance(event, dict) else None
-    return kind if isinstance(kind, str) else _NONE
+    return _text(record, AuditRecordFields.EVENT, ToolCallEventFields.EVENT, _NONE)
 
 
 def _table(title: str, counts: Counter[str]) -> list[str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from ._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
+    CallClasses,
     ContentFields,
     Decision,
     Decisions,
@@ -25,7 +25,7 @@ from ._generated.constants import (
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
-from .contract import present
+from .contract import call_class, present
 from .runtime import JudgeLoadError
 
 __all__ = ["MATCH_LIMIT_BYTES", "PolicyJudge", "check_policy_file", "load_policy_judge"]
@@ -36,7 +36,6 @@ MATCH_LIMIT_BYTES: Final = 64 * 1024
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
 # mcp_server_tool names (host-protocols.md §3 versus §1, §2, §4).
 _DOUBLE_MCP: Final = "mcp__"
-_SINGLE_MCP: Final = re.compile(r"^mcp_[^_]")
 _TOP_LEVEL: Final = frozenset(PolicyFields.ALL)
 _RULE_KEYS: Final = frozenset(PolicyRuleFields.ALL)
 _REWRITE_KEYS: Final = frozenset(PolicyRewriteFields.ALL)
@@ -45,14 +44,14 @@ _CUT_NOTE: Final = f" [cut by policy: text past the first {_LIMIT_TEXT} is not p
 _FIX: Final = "fix the rule file (`acp policy check FILE` lists every error)"
 
 
-@dataclass(frozen=True)
-class _Rewrite:
+# NamedTuple, not a frozen dataclass: building a dataclass costs milliseconds at import, and
+# this module loads on every hook call that has ACP_POLICY set.
+class _Rewrite(NamedTuple):
     pattern: re.Pattern[str]
     replacement: str
 
 
-@dataclass(frozen=True)
-class _Rule:
+class _Rule(NamedTuple):
     label: str
     tools: tuple[str, ...] | None
     events: frozenset[EventKind] | None
@@ -319,12 +318,18 @@ def _field_text(value: object) -> str:
 
 def _tool_selected(patterns: tuple[str, ...], event: ToolCallEvent) -> bool:
     names = [name for name in (event.tool, event.meta.native_tool) if isinstance(name, str)]
+    # The contract's MCP name rule (contract.md §3), less the double-underscore form.
+    single_mcp = [
+        name
+        for name in names
+        if not name.startswith(_DOUBLE_MCP) and call_class(name, None, None) == CallClasses.MCP
+    ]
     for pattern in patterns:
-        single = pattern.replace("__", "_") if pattern.startswith(_DOUBLE_MCP) else None
-        for name in names:
-            if fnmatchcase(name, pattern):
-                return True
-            if single is not None and _SINGLE_MCP.match(name) and fnmatchcase(name, single):
+        if any(fnmatchcase(name, pattern) for name in names):
+            return True
+        if pattern.startswith(_DOUBLE_MCP):
+            single = pattern.replace("__", "_")
+            if any(fnmatchcase(name, single) for name in single_mcp):
                 return True
     return False
 
