@@ -153,7 +153,7 @@ class ClaudeAdapter(HostAdapter):
             # and the host's permission flow continues (2.1.197 and 2.1.332 binaries; CC-2, FD-2).
         else:
             out["permissionDecision"] = self.decision_word(decision)
-            if reason:
+            if reason is not None:
                 out["permissionDecisionReason"] = reason
         if carried:
             out["updatedInput"] = verdict.mutated_input
@@ -184,7 +184,7 @@ class ClaudeAdapter(HostAdapter):
         else:
             # No ask answer exists here; the dialog an abstain leaves is what allow gets, so an
             # ask refuses too (conservative). The message is the model's only text channel.
-            parts = [reason or self.DEFAULT_BLOCK_REASON]
+            parts = [reason if reason else self.DEFAULT_BLOCK_REASON]
             if present(verdict.additional_context) and self.carries(
                 EventKinds.PRE_TOOL, ContentFields.ADDITIONAL_CONTEXT
             ):
@@ -217,7 +217,7 @@ class ClaudeAdapter(HostAdapter):
         body: dict[str, Any] = {"hookSpecificOutput": out}
         if verdict.decision != Decisions.ALLOW:
             body["decision"] = "block"
-            if reason:
+            if reason is not None:
                 body["reason"] = reason
         return body
 

@@ -44,7 +44,7 @@ class QwenAdapter(ClaudeAdapter):
         out: dict[str, Any] = {"hookEventName": event.meta.native_event}
         parts = []
         if verdict.decision != Decisions.ALLOW:
-            parts.append(reason or self.DEFAULT_BLOCK_REASON)
+            parts.append(reason if reason else self.DEFAULT_BLOCK_REASON)
         context = verdict.additional_context
         if isinstance(context, str) and self.carries(
             EventKinds.POST_TOOL, ContentFields.ADDITIONAL_CONTEXT
