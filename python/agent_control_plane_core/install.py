@@ -261,7 +261,9 @@ def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         also=_FEEDBACK_KINDS,
         closed_fields={"failMode": "closed"},
     )
-    notes = ["Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."]
+    notes = [
+        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."
+    ]
     if request.fail_closed:
         notes.append(
             "failMode closed is honoured by Qwen Code releases that have it; older ones ignore it"

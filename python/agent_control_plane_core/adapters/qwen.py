@@ -26,7 +26,9 @@ class QwenAdapter(ClaudeAdapter):
 
     def can_block(self, event: ToolCallEvent) -> bool:
         """An empty prompt is a tool-result continuation, not a user's prompt (QW-9)."""
-        if event.event == EventKinds.PROMPT_SUBMIT and not event.input.get(PromptInputFields.PROMPT):
+        if event.event == EventKinds.PROMPT_SUBMIT and not event.input.get(
+            PromptInputFields.PROMPT
+        ):
             return False
         return super().can_block(event)
 
@@ -59,7 +61,9 @@ class QwenAdapter(ClaudeAdapter):
     ) -> dict[str, Any]:
         """An empty prompt gets no decision: the host fires it for continuations too (QW-9)."""
         body = super().other_body(verdict, event, reason)
-        if event.event == EventKinds.PROMPT_SUBMIT and not event.input.get(PromptInputFields.PROMPT):
+        if event.event == EventKinds.PROMPT_SUBMIT and not event.input.get(
+            PromptInputFields.PROMPT
+        ):
             body.pop("decision", None)
             body.pop("reason", None)
         return body
