@@ -266,8 +266,8 @@ def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     ]
     if request.fail_closed:
         notes.append(
-            "failMode closed is honoured by Qwen Code releases that have it; older ones ignore it"
-            " and a hook that never starts lets the call run."
+            "failMode closed is honoured only by Qwen Code releases newer than 0.24.4; older ones"
+            " ignore it, and a hook that never starts lets the call run."
         )
     return after, before, tuple(notes)
 
