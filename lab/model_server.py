@@ -351,7 +351,12 @@ class LabHandler(BaseHTTPRequestHandler):
         return _not_found(path)
 
     def _model_list(self, model: str) -> Json:
-        """One listing that satisfies both OpenAI and Anthropic readers of GET /v1/models."""
+        """The GET /v1/models listing in the shape of the API whose client is asking."""
+        # Gemini clients send their key header (or ?key=) and x-goog-api-client; google-genai
+        # lists /v1/models when its api_version is v1.
+        goog = self.headers.get("x-goog-api-key") or self.headers.get("x-goog-api-client")
+        if goog or "key" in dict(parse_qsl(urlsplit(self.path).query)):
+            return _gemini_models(model)
         # Anthropic clients send anthropic-version; OpenAI clients do not.
         if self.headers.get("anthropic-version"):
             entry = {

@@ -435,7 +435,13 @@ def test_model_listings(server: ModelServer) -> None:
     assert [(m["type"], m["id"]) for m in json.loads(raw)["data"]] == [("model", "lab-model")]
     out = json.loads(request(server, "/v1beta/models", method="GET")[2])
     assert [m["name"] for m in out["models"]] == ["models/lab-model"]
-    assert [r["answered"] for r in records(server)] == ["list"] * 4
+    raw = request(server, "/v1/models", method="GET", headers={"x-goog-api-key": "k"})[2]
+    assert [m["name"] for m in json.loads(raw)["models"]] == ["models/lab-model"]
+    out = json.loads(request(server, "/v1/models/lab-model", method="GET")[2])
+    assert (out["object"], out["id"]) == ("model", "lab-model")
+    out = json.loads(request(server, "/v1beta/models/lab-model", method="GET")[2])
+    assert out["name"] == "models/lab-model"
+    assert [r["answered"] for r in records(server)] == ["list"] * 7
 
 
 def test_unknown_route_is_404_and_recorded(server: ModelServer) -> None:
