@@ -25,7 +25,7 @@ def main(spec_path: str) -> int:
     run_dir = Path(spec["run_dir"])
     if spec.get("netns", True):
         _loopback_up()
-    server, thread = serve(spec["script"], Path(spec["record_dir"]), float(spec["lifetime_s"]))
+    server, _thread = serve(spec["script"], Path(spec["record_dir"]), float(spec["lifetime_s"]))
     port = server.server_address[1]
     replace = {"{port}": str(port)}
 

@@ -70,10 +70,7 @@ class Outcome:
         """A failure message naming host, version, scenario and evidence."""
         seen = {key: self.observed.get(key) for key in self.expected}
         why = self.problem or f"expected {self.words(self.expected)}, observed {_words(seen)}"
-        return (
-            f"{self.host} {self.version} {self.scenario.name}: {why}"
-            f" (evidence: {self.run_dir})"
-        )
+        return f"{self.host} {self.version} {self.scenario.name}: {why} (evidence: {self.run_dir})"
 
 
 def _words(values: dict[str, bool | None]) -> str:
@@ -117,14 +114,16 @@ def _tap(run_dir: Path) -> Path:
     tap.parent.mkdir(parents=True, exist_ok=True)
     real = _venv_bin() / "acp"
     tap.write_text(
-        f"#!/bin/sh\nexec {sys.executable} -m lab.tap {run_dir / 'hooks'} {real} \"$@\"\n",
+        f'#!/bin/sh\nexec {sys.executable} -m lab.tap {run_dir / "hooks"} {real} "$@"\n',
         encoding="utf-8",
     )
     tap.chmod(0o755)
     return tap
 
 
-def _install_hook(host: str, scenario: sc.Scenario, home: Path, project: Path, run_dir: Path) -> str:
+def _install_hook(
+    host: str, scenario: sc.Scenario, home: Path, project: Path, run_dir: Path
+) -> str:
     """Install our hook the way a user does (`acp install HOST --project`), then tap it."""
     argv = [str(_venv_bin() / "acp"), "install", host, "--project", "--judge", JUDGE_SPEC]
     if scenario.fail_closed:
@@ -160,7 +159,14 @@ def run_one(
     run_dir = root / f"{host}@{version}" / scenario.name
     shutil.rmtree(run_dir, ignore_errors=True)
     home, project = run_dir / "home", run_dir / "project"
-    for folder in (home, project, run_dir / "model", run_dir / "hooks", run_dir / "judge", run_dir / "tmp"):
+    for folder in (
+        home,
+        project,
+        run_dir / "model",
+        run_dir / "hooks",
+        run_dir / "judge",
+        run_dir / "tmp",
+    ):
         folder.mkdir(parents=True)
     markers = sc.Markers(secrets.token_hex(4))
     names = {
@@ -203,8 +209,16 @@ def run_one(
     if scenario.control is not None:
         control = _fill(profile.get("controls", {}).get(scenario.control), names)
         if control is None:
-            return Outcome(host, version, scenario, expected, {}, run_dir, 0.0,
-                           problem=f"profile has no native control answer for {scenario.control}")
+            return Outcome(
+                host,
+                version,
+                scenario,
+                expected,
+                {},
+                run_dir,
+                0.0,
+                problem=f"profile has no native control answer for {scenario.control}",
+            )
         stdout = control.get("stdout", "")
         control["stdout"] = stdout if isinstance(stdout, str) else json.dumps(stdout)
         (run_dir / "control.json").write_text(json.dumps(control), encoding="utf-8")
@@ -258,12 +272,20 @@ def run_one(
     seconds = round(time.monotonic() - started, 1)
     result_file = run_dir / "result.json"
     if not result_file.exists():
-        return Outcome(host, version, scenario, expected, {}, run_dir, seconds,
-                       problem="the driver wrote no result (see drive.json, host.stderr)")
+        return Outcome(
+            host,
+            version,
+            scenario,
+            expected,
+            {},
+            run_dir,
+            seconds,
+            problem="the driver wrote no result (see drive.json, host.stderr)",
+        )
     observed = observe(run_dir, project, markers)
     result = json.loads(result_file.read_text())
     problem = None
-    if not observed[sc.HOOK_CALLED] and not scenario.name == "prompt_block":
+    if not observed[sc.HOOK_CALLED] and scenario.name != "prompt_block":
         problem = f"the host never called the hook (host exit {result['exit_code']}, timed out: {result['timed_out']})"
     return Outcome(host, version, scenario, expected, observed, run_dir, seconds, problem)
 
@@ -340,7 +362,49 @@ def matrix(outcomes: list[Outcome]) -> str:
         lines.append(
             f"| {o.host} | {o.version} | {o.scenario.name} | {text} | {'yes' if o.passed else 'NO'} |"
         )
+    from agent_control_plane_core import AGENT_IDS
+
+    lab_hosts = {o.host for o in outcomes}
+    lines += [
+        "",
+        "## Hosts without lab rows",
+        "",
+        "These adapters rest on the hosts' documentation and published sources, cited in their",
+        "declarations' notes; they are not lab-verified.",
+        "",
+    ]
+    lines += [f"- {agent}: not lab-verified" for agent in sorted(set(AGENT_IDS) - lab_hosts)]
+    from lab import install
+
+    pinned = install.lock()["hosts"]
+    lines += [
+        f"- {host} {pinned[host]['version']}: pinned in lab/hosts.lock.json; no adapter yet"
+        for host in sorted(set(pinned) - set(AGENT_IDS))
+    ]
     return "\n".join(lines) + "\n"
+
+
+def _rows(text: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """(host, scenario) -> (version, observed) for every table row of a matrix."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] not in ("host", "---"):
+            rows[(cells[0], cells[2])] = (cells[1], cells[3])
+    return rows
+
+
+def _print_drift(pinned: str, latest: str) -> None:
+    """Where the newest releases behave differently from the pinned matrix."""
+    old, new = _rows(pinned), _rows(latest)
+    changed = 0
+    for key in sorted(new):
+        if key in old and old[key][1] != new[key][1]:
+            changed += 1
+            print(
+                f"DRIFT {key[0]} {key[1]}: {old[key][0]} {old[key][1]!r} -> {new[key][0]} {new[key][1]!r}"
+            )
+    print(f"{changed} row(s) differ from docs/hosts.md")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,8 +416,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--older", action="store_true", help="also the older pinned versions")
     parser.add_argument("--write", action="store_true", help="write docs/hosts.md")
     parser.add_argument("--check", action="store_true", help="fail when docs/hosts.md differs")
+    parser.add_argument(
+        "--diff", action="store_true", help="print rows that differ from docs/hosts.md"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
+    if (args.write or args.check) and (args.host or args.scenario or args.latest):
+        parser.error(
+            "--write and --check need the whole pinned lab: drop --host/--scenario/--latest"
+        )
     from lab import install
 
     hosts = args.host or profiled_hosts()
@@ -373,8 +444,10 @@ def main(argv: list[str] | None = None) -> int:
         outcome = run_one(host, version, binary, node_bin, scenario, root)
         seen = {key: outcome.observed.get(key, False) for key in outcome.expected}
         verdict = "ok  " if outcome.passed else "FAIL"
-        say(f"[{len(outcomes) + 1}/{len(work)}] {verdict} {host} {version} {scenario.name}:"
-            f" {outcome.problem or outcome.words(seen)} ({outcome.seconds} s)")
+        say(
+            f"[{len(outcomes) + 1}/{len(work)}] {verdict} {host} {version} {scenario.name}:"
+            f" {outcome.problem or outcome.words(seen)} ({outcome.seconds} s)"
+        )
         outcomes.append(outcome)
         return outcome
 
@@ -388,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         MATRIX.write_text(text, encoding="utf-8")
         say(f"wrote {MATRIX.relative_to(REPO)}")
+    if args.diff:
+        _print_drift(MATRIX.read_text(encoding="utf-8") if MATRIX.exists() else "", text)
     if args.check:
         current = MATRIX.read_text(encoding="utf-8") if MATRIX.exists() else ""
         if current != text:

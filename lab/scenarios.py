@@ -200,7 +200,6 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
     pre = _vetoable(adapter, PRE)
     name = scenario.name
     if scenario.control is not None:
-        kind, content = CONTROL_FIELDS[scenario.control]
         # Only run for channels declared unrendered: the host must indeed not carry them.
         return _not_carried(scenario.control)
     if name in ("deny",):
