@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest
+.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest lab-check
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ lab-install: $(STAMP)
 
 lab: lab-install
 	$(BIN)/python -m lab.run --older --write
+
+# What make test runs: the pinned lab must match every declaration and docs/hosts.md.
+lab-check: lab-install
+	$(BIN)/python -m lab.run --older --check
 
 # Drift: the same lab on the newest registry releases; prints where the matrix differs.
 lab-latest: $(STAMP)
