@@ -462,6 +462,14 @@ def main(argv: list[str] | None = None) -> int:
     from lab import install
 
     hosts = args.host or profiled_hosts()
+    if not install.netns_available():
+        # Never run a host with the machine's network: the lab's promise is that nothing leaves.
+        print(
+            "lab: cannot make a loopback-only network namespace (needs root, unshare and ip);"
+            " run make lab as root",
+            file=sys.stderr,
+        )
+        return 2
     root = install.cache_dir() / "runs" / time.strftime("%Y%m%d-%H%M%S")
     say(f"offline: every host runs in a loopback-only network namespace; evidence in {root}")
     work = []
