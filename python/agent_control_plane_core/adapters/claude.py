@@ -32,6 +32,9 @@ PERMISSION_REQUEST: Final = "PermissionRequest"
 # Put before a block reason that would parse as JSON: Qwen's runner reads a JSON stderr at exit 2
 # as the hook's answer, so "403" or "{}" would let the call run (QW-1; FD-9 unmeasured).
 _JSON_GUARD: Final = "blocked: "
+# The shell tool's result fields (PostToolUse tool_response of Bash, host-findings §3.2).
+_SHELL_STDOUT: Final = "stdout"
+_SHELL_STDERR: Final = "stderr"
 
 
 class ClaudeAdapter(HostAdapter):
@@ -209,7 +212,7 @@ class ClaudeAdapter(HostAdapter):
             and present(verdict.mutated_output)
             and self.carries(kind, ContentFields.MUTATED_OUTPUT)
         ):
-            out["updatedToolOutput"] = verdict.mutated_output
+            out["updatedToolOutput"] = replacement_output(verdict.mutated_output, event.response)
         if present(verdict.additional_context) and self.carries(
             kind, ContentFields.ADDITIONAL_CONTEXT
         ):
@@ -220,6 +223,19 @@ class ClaudeAdapter(HostAdapter):
             if reason is not None:
                 body["reason"] = reason
         return body
+
+
+def replacement_output(replacement: Any, response: Any) -> Any:
+    """The updatedToolOutput for a replacement: text replaces a shell result's stdout in its shape.
+
+    Claude Code 2.1.332 drops an updatedToolOutput that fails the builtin tool's output schema
+    (lab scenario redact: a bare string for Bash was dropped), and Bash's result is an object
+    with stdout and stderr; any other replacement is sent as the verdict gave it.
+    """
+    shaped = isinstance(response, dict) and isinstance(response.get(_SHELL_STDOUT), str)
+    if isinstance(replacement, str) and shaped:
+        return {**response, _SHELL_STDOUT: replacement, _SHELL_STDERR: ""}
+    return replacement
 
 
 def rebuilt(event: ToolCallEvent, **changes: Any) -> ToolCallEvent:
