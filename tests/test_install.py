@@ -105,7 +105,8 @@ def test_factory_writes_hooks_json_in_seconds_without_on_failure(tmp_path: Path)
     # FD-6: hooks.json is canonical; settings.json's hooks are read only while it is absent.
     assert plan.path == tmp_path / ".factory/hooks.json"
     assert not (tmp_path / ".factory/settings.json").exists()
-    settings = json.loads(plan.path.read_text())
+    # Droid 0.225.2 loads hooks.json keyed by event name, without a "hooks" key (lab run).
+    settings = {"hooks": json.loads(plan.path.read_text())}
     # post_tool and prompt_submit are not gated, but their feedback and context reach the model.
     assert sorted(settings["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
     handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
@@ -123,13 +124,13 @@ def test_factory_merges_into_an_existing_hooks_json(tmp_path: Path) -> None:
     hooks = tmp_path / ".factory/hooks.json"
     hooks.parent.mkdir()
     theirs = {"matcher": "Edit", "hooks": [{"type": "command", "command": "/usr/bin/fmt"}]}
-    hooks.write_text(json.dumps({"hooks": {"PostToolUse": [theirs]}, "extra": 1}))
+    hooks.write_text(json.dumps({"PostToolUse": [theirs], "Stop": []}))
     install("factory", tmp_path)
     merged = json.loads(hooks.read_text())
-    assert merged["extra"] == 1
-    assert merged["hooks"]["PostToolUse"][0] == theirs
-    assert merged["hooks"]["PostToolUse"][1]["hooks"][0]["command"] == str(BIN / "acp-factory-hook")
-    assert merged["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == str(BIN / "acp-factory-hook")
+    assert merged["Stop"] == []
+    assert merged["PostToolUse"][0] == theirs
+    assert merged["PostToolUse"][1]["hooks"][0]["command"] == str(BIN / "acp-factory-hook")
+    assert merged["PreToolUse"][0]["hooks"][0]["command"] == str(BIN / "acp-factory-hook")
 
 
 def test_qwen_timeout_is_in_milliseconds_and_names_the_trust_rule(tmp_path: Path) -> None:

@@ -199,11 +199,15 @@ def _json_hooks(
     on_failure: bool,
     also: frozenset[str] = frozenset(),
     closed_fields: Mapping[str, str] | None = None,
+    top_level: bool = False,
 ) -> tuple[str, str | None]:
-    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}."""
+    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}.
+
+    top_level: the file is keyed by event name itself, without the "hooks" key.
+    """
     before = _read(request.path)
     settings = _load_json(request.path, before)
-    hooks = _child(settings, "hooks", dict, request.path)
+    hooks = settings if top_level else _child(settings, "hooks", dict, request.path)
     for kind, event in _native_events(request.host, also):
         command, closed = _command(request, kind)
         handler: dict[str, Any] = {
@@ -241,7 +245,9 @@ def _factory(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     # .factory/hooks.json is canonical; settings.json's hooks key is read only while it is absent,
     # and Droid's /hooks manager writes hooks.json on its next save (docs.factory.ai/harness/hooks;
     # FD-6), so the entry merges into hooks.json.
-    after, before = _json_hooks(request, timeout_ms=False, on_failure=False, also=_FEEDBACK_KINDS)
+    after, before = _json_hooks(
+        request, timeout_ms=False, on_failure=False, also=_FEEDBACK_KINDS, top_level=True
+    )
     notes = (
         "Droid may ask you to review hooks edited outside /hooks before they run, and an"
         " organisation with allowManagedHooksOnly ignores project and user hooks.",
