@@ -44,7 +44,8 @@ const results = items.map((item) => {
   const { parsed, output } = runnerOutput(item.exit_code, item.stdout, item.stderr);
   if (output === undefined) return { id: item.id, parsed, output: null, blocking: false, decision: null };
   const hook = qwen.createHookOutput(item.event, output);
-  // PermissionRequest is decided by its own class's decision object, not by the generic block.
+  // PermissionRequest is decided only by its class's hookSpecificOutput.decision object: the
+  // bundle's firePermissionRequestHook reads getPermissionDecision() and nothing else (QW-7).
   const blocking =
     hook instanceof qwen.PermissionRequestHookOutput
       ? hook.isPermissionDenied()
