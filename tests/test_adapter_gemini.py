@@ -145,7 +145,7 @@ def test_an_after_tool_redaction_is_the_deny_that_replaces_the_result() -> None:
     assert not response.enforced and response.exit_code == 0
     assert _decide(verdict, native, since_0_30=True) == "deny"
     # The model reads "Tool result blocked: <reason>": the redacted output, never the secret.
-    assert "TOKEN=[REDACTED]" in response.stdout["reason"]
+    assert "TOKEN=[REDACTED]" in response.to_dict()["stdout"]["reason"]
     assert "abc" not in json.dumps(response.to_dict())
 
 

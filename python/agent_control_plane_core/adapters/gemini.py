@@ -60,8 +60,8 @@ class GeminiAdapter(HostAdapter):
             # that is itself JSON (403, null, ["x"]) decides nothing or allows. The deny body on
             # stdout is what it parses; older runners read only stderr's text at a non-zero exit,
             # and exit 2 with a non-empty reason there blocks too (gemini-default-reason).
-            body = {"decision": "deny", "reason": reason}
-            return self.response(exit_code=2, enforced=True, stdout=body, stderr=reason)
+            block = {"decision": "deny", "reason": reason}
+            return self.response(exit_code=2, enforced=True, stdout=block, stderr=reason)
         body: dict[str, Any] = {}
         redaction = kind == EventKinds.POST_TOOL and present(verdict.mutated_output)
         denies = verdict.decision != Decisions.ALLOW or redaction
@@ -70,9 +70,9 @@ class GeminiAdapter(HostAdapter):
             # are the deny body at exit 0. On AfterTool a deny replaces the result the model sees
             # with "Tool result blocked: <reason>" (GM-6), the one way to redact there.
             body["decision"] = "deny"
-            reason = self._deny_text(verdict, kind, redaction)
-            if reason is not None:
-                body["reason"] = reason
+            text = self._deny_text(verdict, kind, redaction)
+            if text is not None:
+                body["reason"] = text
         elif sole_gate and kind != EventKinds.PROMPT_SUBMIT:
             body["decision"] = "allow"
         specific: dict[str, Any] = {}
