@@ -375,6 +375,44 @@ def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return after, before, notes
 
 
+def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.kiro/hooks/<file>.json, a V3 hook file: {"version": "v1", "hooks": [{name, trigger, ...}]}."""
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    version = settings.setdefault("version", "v1")
+    if version != "v1":
+        raise InstallError(f"{request.path}: version {version!r} is not the V3 hook format v1")
+    hooks = _child(settings, "hooks", list, request.path)
+    for kind, trigger in _native_events(request.host):
+        command, _ = _command(request, kind)
+        # kiro.dev/docs/cli/v3/hooks: timeout in seconds; never cache_ttl_seconds, which replays
+        # one allow for every later call (host-findings KR-2).
+        entry: dict[str, Any] = {"name": f"agent-control-plane-{trigger}", "trigger": trigger}
+        if kind in _TOOL_KINDS:
+            entry["matcher"] = ".*"  # a tool-name regex: every tool
+        entry |= {
+            "action": {"type": "command", "command": command},
+            "timeout": request.timeout_s,
+            "enabled": True,
+        }
+        for index, existing in enumerate(hooks):
+            action = existing.get("action") if isinstance(existing, Mapping) else None
+            ours = isinstance(action, Mapping) and _is_ours(action.get("command"), request.host)
+            if ours and existing.get("trigger") == trigger:
+                hooks[index] = entry
+                break
+        else:
+            hooks.append(entry)
+    notes = (
+        "Kiro CLI reads .kiro/hooks/ files from its V3 hooks (CLI 2.13); an older CLI runs only"
+        " hooks embedded in .kiro/agents/<name>.json.",
+        "Never add cache_ttl_seconds to these hooks: Kiro would replay one allow for every later"
+        " matching call.",
+        *_no_fail_closed(request, "Kiro CLI"),
+    )
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
+
+
 # host -> (project-relative path, home-relative path, installer entry)
 _HOSTS: Final[
     Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
@@ -384,7 +422,12 @@ _HOSTS: Final[
     "gemini": (".gemini/settings.json", ".gemini/settings.json", _gemini),
     "factory": (".factory/settings.json", ".factory/settings.json", _factory),
     "qwen": (".qwen/settings.json", ".qwen/settings.json", _qwen),
-    # kiro has none: its hooks live in per-agent files .kiro/agents/<name>.json (hosts/kiro.json).
+    # V3 standalone hook files apply to every agent of the workspace (hosts/kiro.json).
+    "kiro": (
+        ".kiro/hooks/agent-control-plane.json",
+        ".kiro/hooks/agent-control-plane.json",
+        _kiro,
+    ),
     # The workspace settings path is unverified (?); the user one is documented.
     "amp": (".amp/settings.json", ".config/amp/settings.json", _amp),
     "cursor": (".cursor/hooks.json", ".cursor/hooks.json", _cursor),

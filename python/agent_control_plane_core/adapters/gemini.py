@@ -46,7 +46,12 @@ class GeminiAdapter(HostAdapter):
             tool_input=tool_input,
             call_keys=("mcp_context", "agent_type"),
             response_key="tool_response",
+            mcp_call=native_tool is not None and self.mcp_named(native_tool),
         )
+
+    def mcp_named(self, native_tool: str) -> bool:
+        """Whether the host's own naming marks this tool as an MCP server's (Gemini: mcp_context)."""
+        return False
 
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
