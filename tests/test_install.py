@@ -148,7 +148,9 @@ def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
     assert pre[1]["failClosed"] is True
     assert pre[1]["command"].endswith("acp hook cursor --fail-closed")
     prompt = settings["hooks"]["beforeSubmitPrompt"]
-    assert prompt == [{"command": str(BIN / "acp-cursor-hook")}]
+    # The per-script timeout is in seconds (CUR-6).
+    assert prompt == [{"command": str(BIN / "acp-cursor-hook"), "timeout": 30}]
+    assert pre[1]["timeout"] == 30
 
 
 def test_cursor_user_scope_is_the_home_hooks_file(tmp_path: Path) -> None:

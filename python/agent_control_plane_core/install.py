@@ -353,14 +353,19 @@ def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """.cursor/hooks.json: {"command", "failClosed"?} per event (host-protocols.md §5)."""
 
     def handler(command: str, closed: bool) -> dict[str, Any]:
-        entry: dict[str, Any] = {"command": command}
+        # The per-script timeout is in seconds (cursor.com/docs/hooks, CUR-6).
+        entry: dict[str, Any] = {"command": command, "timeout": request.timeout_s}
         if closed:
             # A crash, a timeout or empty output then blocks too (host-protocols.md §5).
             entry["failClosed"] = True
         return entry
 
     after, before = _flat_hooks(request, "command", handler)
-    return after, before, ()
+    notes = (
+        "Cursor runs a project's .cursor/hooks.json only in a trusted workspace; enterprise"
+        " (/etc/cursor/hooks.json) and team hooks run beside it.",
+    )
+    return after, before, notes
 
 
 def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:

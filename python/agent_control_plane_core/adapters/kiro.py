@@ -27,6 +27,7 @@ _EDIT_COMMANDS: Final = frozenset({"str_replace", "insert", "append"})
 _EDIT_OF: Final = {"fs_write": "Edit", "write": "Edit"}
 check_alias_targets(_EDIT_OF, "adapters/kiro.py")
 _READ_TOOLS: Final = frozenset({"fs_read", "read"})
+_MCP_NAME: Final = "mcp__{server}__{tool}"
 
 
 class KiroAdapter(GeminiAdapter):
@@ -54,9 +55,14 @@ class KiroAdapter(GeminiAdapter):
         )
 
     def _file_tool(self, event: ToolCallEvent) -> tuple[str | None, dict[str, Any]]:
-        """The canonical tool and input of an fs_write edit or a one-file fs_read (§5)."""
+        """The event's tool and input: an MCP name, an fs_write edit or a one-file fs_read (§5)."""
         native = event.meta.native_tool if isinstance(event.meta.native_tool, str) else None
         tool_input = event.input
+        if native is not None and self.mcp_named(native):
+            # The event's tool is mcp__<server>__<tool>, so one MCP rule matches Kiro as it
+            # matches the hosts that name MCP tools so; native_tool keeps @server/tool.
+            server, _, name = native[1:].partition("/")
+            return _MCP_NAME.format(server=server, tool=name), tool_input
         if native in _EDIT_OF and event.tool != native:
             # Aliased to Write (its path renamed): str_replace, insert and append edit a file.
             command = tool_input.get("command")
