@@ -447,6 +447,61 @@ _HOSTS: Final[
 INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
 """Hosts acp install has a configuration entry for."""
 
+# Hosts that also run the hooks of Claude Code's settings (host-findings XH-1): Cursor reads
+# .claude/settings*.json, Copilot CLI reads .claude/settings.json, Droid imports Claude hooks.
+_RUN_CLAUDE_HOOKS: Final[Mapping[str, str]] = {
+    "cursor": "Cursor",
+    "copilot": "Copilot CLI",
+    "factory": "Droid",
+}
+
+
+def _claude_entry_in(path: Path) -> bool:
+    """Whether a Claude settings file holds an entry this installer wrote for claude."""
+    try:
+        loaded: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    stack = [loaded]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif _is_ours(node, "claude"):
+            return True
+    return False
+
+
+def _shared_hook_notes(host: str, scope: Scope, base: Path) -> tuple[str, ...]:
+    """Warn when another host in this scope would also run the Claude entry (XH-1)."""
+
+    def config(of: str) -> Path:
+        project, user, _ = _HOSTS[of]
+        return base.absolute() / (project if scope == "project" else user)
+
+    claude = config("claude")
+    if host == "claude":
+        present = [
+            name for other, name in _RUN_CLAUDE_HOOKS.items() if config(other).parent.is_dir()
+        ]
+        if not present:
+            return ()
+        return (
+            f"{', '.join(present)} also run the hooks in {claude}, judging their calls through"
+            " the Claude adapter: give each its own entry (acp install <host>) and keep this one"
+            " only if Claude Code runs here too.",
+        )
+    name = _RUN_CLAUDE_HOOKS.get(host)
+    if name is None or not _claude_entry_in(claude):
+        return ()
+    return (
+        f"{name} also runs the acp-claude-hook entry in {claude}: each {name} call is then judged"
+        " twice, once through the Claude adapter; remove that entry if Claude Code does not run"
+        " here.",
+    )
+
 
 def plan_install(
     host: str,
@@ -501,4 +556,5 @@ def plan_install(
         timeout_s=timeout_s,
     )
     after, before, notes = entry(request)
+    notes = (*notes, *_shared_hook_notes(host, scope, base))
     return InstallPlan(host=host, path=path, before=before, after=after, notes=notes)
