@@ -11,13 +11,13 @@ from typing import Any, ClassVar
 import pytest
 
 from agent_control_plane_core import Verdict, adapter_for, make_event
-from agent_control_plane_core.contract import present
 from agent_control_plane_core.adapters import Adapter
 from agent_control_plane_core.conformance import (
     RULE_IDS,
     ConformanceError,
     run_adapter_conformance,
 )
+from agent_control_plane_core.contract import present
 
 # Small self-contained suites: natives and verdicts only; the goldens are rendered by whichever
 # adapter a test names, so a mutant with goldens written from its own output meets only the
