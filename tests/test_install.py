@@ -14,7 +14,7 @@ from agent_control_plane_core.install import InstallError, hook_command, plan_in
 
 from hook_runner import BIN, PRE_TOOL, hook_env
 
-HOSTS = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "qwen")
+HOSTS = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "kiro", "qwen")
 
 
 def install(host: str, tmp: Path, **options: Any) -> bool:
@@ -174,7 +174,9 @@ def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
     assert pre[1]["failClosed"] is True
     assert pre[1]["command"].endswith("acp hook cursor --fail-closed")
     prompt = settings["hooks"]["beforeSubmitPrompt"]
-    assert prompt == [{"command": str(BIN / "acp-cursor-hook")}]
+    # The per-script timeout is in seconds (CUR-6).
+    assert prompt == [{"command": str(BIN / "acp-cursor-hook"), "timeout": 30}]
+    assert pre[1]["timeout"] == 30
 
 
 def test_cursor_user_scope_is_the_home_hooks_file(tmp_path: Path) -> None:
@@ -216,11 +218,6 @@ def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_pat
     )
     assert (result.returncode, result.stderr) == (2, "denied by test")
     assert json.loads(result.stdout)["permission"] == "deny"
-
-
-def test_kiro_has_no_installer_entry(tmp_path: Path) -> None:
-    with pytest.raises(InstallError, match="no installer for 'kiro'"):
-        plan_install("kiro", root=tmp_path, bin_dir=BIN)
 
 
 def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> None:
