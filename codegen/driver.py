@@ -195,9 +195,9 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
     # Host-side plugins take their event names and default reason from the host's declaration.
     plugin_env = _environment(root_src, PLUGIN_TEMPLATES)
     for host in hosts:
-        template = PLUGIN_HOSTS.get(host["agent"])
-        if template is not None:
-            rendered = plugin_env.get_template(template).render(**context, host=host)
+        plugin = PLUGIN_HOSTS.get(host["agent"])
+        if plugin is not None:
+            rendered = plugin_env.get_template(plugin).render(**context, host=host)
             out[PLUGINS / f"{host['agent']}.js"] = rendered.encode("utf-8")
     return out
 
