@@ -22,6 +22,7 @@ SECRET_SEEN = "secret_seen"
 REPLACEMENT_SEEN = "replacement_seen"
 PROMPT_SEEN = "prompt_seen"
 HOOK_CALLED = "hook_called"
+HOOK_IN_TIME = "hook_in_time"
 
 # What each observation means in the matrix, by its value.
 WORDS: dict[str, tuple[str, str]] = {
@@ -33,7 +34,11 @@ WORDS: dict[str, tuple[str, str]] = {
     REPLACEMENT_SEEN: ("replacement reached the model", "replacement not seen"),
     PROMPT_SEEN: ("prompt reached the model", "prompt withheld"),
     HOOK_CALLED: ("hook called", "hook never called"),
+    HOOK_IN_TIME: ("hook answered by the deadline", "hook hung past the deadline"),
 }
+
+# A generous bound that tells a hook answering at ACP_HOOK_TIMEOUT_MS from one that hangs.
+HANG_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,13 @@ class Scenario:
     timeout_ms: int | None = None
     control: str | None = None
     checks: tuple[str, ...] = field(default=())
+
+    @property
+    def kind(self) -> str:
+        """The event kind whose hook answer this scenario is about."""
+        if self.control is not None:
+            return CONTROL_FIELDS[self.control][0]
+        return self.kind_verdicts[0][0] if self.kind_verdicts else PRE
 
     def verdicts(self, markers: Markers, project: str) -> dict[str, dict[str, Any]]:
         """The verdict per event kind that the lab judge answers."""
@@ -204,7 +216,9 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
         return _not_carried(scenario.control)
     if name in ("deny",):
         return {ORIGINAL_RAN: False, REASON_SEEN: True} if pre else {ORIGINAL_RAN: True}
-    if name in ("ask", "crash_fail_closed", "timeout"):
+    if name == "timeout":
+        return {ORIGINAL_RAN: not pre, HOOK_IN_TIME: True}
+    if name in ("ask", "crash_fail_closed"):
         return {ORIGINAL_RAN: not pre}
     if name == "allow":
         return {ORIGINAL_RAN: True}
