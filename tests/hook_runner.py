@@ -98,7 +98,7 @@ ASK_TIER = {
     "amp": True,
     "cursor": False,
     "copilot": True,
-    "factory": True,
+    "factory": False,  # droid exec ignores a hook ask (FD-1)
     "qwen": True,
     "kiro": False,
     "opencode": False,

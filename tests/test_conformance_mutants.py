@@ -538,7 +538,8 @@ MUTANTS = [
         "advisory-deny-enforced",
         "claude",
         NonVetoableDenyEnforced,
-        "session start",
+        # The first non-vetoable deny of the suite: Claude's post_tool is not gated (CC-1).
+        "Bash after it ran",
     ),
     Mutant(
         "coverage-decisions", "no-ask-scenario", "claude", None, "<file: claude>", suite=_no_ask

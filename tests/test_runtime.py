@@ -73,7 +73,7 @@ ESCALATED = {
     ("copilot", "ask", False): (0, False),
     ("factory", "allow", True): (0, False),
     ("factory", "deny", True): (2, True),
-    ("factory", "ask", True): (0, False),  # Claude-compatible: asks natively
+    ("factory", "ask", True): (2, True),  # no ask tier under droid exec (FD-1)
     ("factory", "allow", False): (0, False),
     ("factory", "deny", False): (0, False),
     ("factory", "ask", False): (0, False),

@@ -158,14 +158,14 @@ def _merge_handler(groups: list[Any], handler: dict[str, Any], host: str) -> Non
     groups.append({"hooks": [handler]})
 
 
-def _native_events(host: str) -> list[tuple[str, str]]:
-    """(kind, native event name) for every kind the host gates, in the schema's kind order."""
+def _native_events(host: str, also: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(kind, native event name) for every kind the host gates (plus also), in kind order."""
     import importlib
 
     declaration = importlib.import_module(f"{__package__}._generated.hosts.{host}")
-    gated: frozenset[str] = declaration.GATED_KINDS
+    wanted: frozenset[str] = declaration.GATED_KINDS | also
     events: Mapping[str, str] = declaration.NATIVE_EVENT_FOR
-    return [(kind, events[kind]) for kind in EventKinds.ALL if kind in gated and kind in events]
+    return [(kind, events[kind]) for kind in EventKinds.ALL if kind in wanted and kind in events]
 
 
 @dataclass(frozen=True)
@@ -192,12 +192,23 @@ def _no_fail_closed(request: _Request, host_name: str) -> tuple[str, ...]:
     return (f"{host_name} has no fail-closed option: a hook that never starts lets the call run.",)
 
 
-def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tuple[str, str | None]:
-    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}."""
+def _json_hooks(
+    request: _Request,
+    *,
+    timeout_ms: bool,
+    on_failure: bool,
+    also: frozenset[str] = frozenset(),
+    closed_fields: Mapping[str, str] | None = None,
+    top_level: bool = False,
+) -> tuple[str, str | None]:
+    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}.
+
+    top_level: the file is keyed by event name itself, without the "hooks" key.
+    """
     before = _read(request.path)
     settings = _load_json(request.path, before)
-    hooks = _child(settings, "hooks", dict, request.path)
-    for kind, event in _native_events(request.host):
+    hooks = settings if top_level else _child(settings, "hooks", dict, request.path)
+    for kind, event in _native_events(request.host, also):
         command, closed = _command(request, kind)
         handler: dict[str, Any] = {
             "type": "command",
@@ -207,12 +218,20 @@ def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tup
         if closed and on_failure:
             # A hook that never starts still blocks (host-protocols.md §1, v2.1.295+).
             handler["onFailure"] = "block"
+        if closed and closed_fields:
+            handler.update(closed_fields)
         _merge_handler(_child(hooks, event, list, request.path), handler, request.host)
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
 
 
+# Kinds the Claude family cannot block but whose answer still reaches the model: PostToolUse
+# feedback, context and updatedToolOutput (hosts/claude.json, factory.json, qwen.json; CC-1).
+_FEEDBACK_KINDS: Final = frozenset({EventKinds.POST_TOOL, EventKinds.PROMPT_SUBMIT})
+
+
 def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    after, before = _json_hooks(request, timeout_ms=False, on_failure=True)
+    # onFailure sits on each command handler, where Claude Code 2.1.332's settings schema has it (CC-10).
+    after, before = _json_hooks(request, timeout_ms=False, on_failure=True, also=_FEEDBACK_KINDS)
     return after, before, ()
 
 
@@ -223,26 +242,40 @@ def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _factory(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # Droid reads the hooks key of settings.json only while hooks.json beside it is absent
-    # (docs.factory.ai/harness/hooks, Configuration): refuse rather than write a dead entry.
-    beside = request.path.with_name("hooks.json")
-    if beside.exists():
-        raise InstallError(
-            f"{beside} exists, so Droid ignores the hooks in {request.path.name}: add the"
-            f" acp-factory-hook command to {beside} by hand (its events are those in"
-            " `acp install factory --dry-run`)"
-        )
-    after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
-    return after, before, _no_fail_closed(request, "Droid")
+    # .factory/hooks.json is canonical; settings.json's hooks key is read only while it is absent,
+    # and Droid's /hooks manager writes hooks.json on its next save (docs.factory.ai/harness/hooks;
+    # FD-6), so the entry merges into hooks.json.
+    after, before = _json_hooks(
+        request, timeout_ms=False, on_failure=False, also=_FEEDBACK_KINDS, top_level=True
+    )
+    notes = (
+        "Droid may ask you to review hooks edited outside /hooks before they run, and an"
+        " organisation with allowManagedHooksOnly ignores project and user hooks.",
+        "droid exec never calls UserPromptSubmit: prompts are not judged there.",
+    )
+    return after, before, notes + _no_fail_closed(request, "Droid")
 
 
 def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # Qwen Code's command-hook timeout is in milliseconds (hosts/qwen.json notes).
-    after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
-    trusted = (
-        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."
+    # Milliseconds: newer releases read seconds but keep values >= 1000 as milliseconds, older
+    # ones read only milliseconds (hook-timeout.ts; QW-8). failMode closed makes a crash, timeout
+    # or bad exit deny (types.ts, hookRunner.ts @ 01ed106f; QW-6).
+    after, before = _json_hooks(
+        request,
+        timeout_ms=True,
+        on_failure=False,
+        also=_FEEDBACK_KINDS,
+        closed_fields={"failMode": "closed"},
     )
-    return after, before, (trusted, *_no_fail_closed(request, "Qwen Code"))
+    notes = [
+        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."
+    ]
+    if request.fail_closed:
+        notes.append(
+            "failMode closed is honoured only by Qwen Code releases newer than 0.24.4; older ones"
+            " ignore it, and a hook that never starts lets the call run."
+        )
+    return after, before, tuple(notes)
 
 
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -416,7 +449,7 @@ _HOSTS: Final[
     "claude": (".claude/settings.json", ".claude/settings.json", _claude),
     "codex": (".codex/hooks.json", ".codex/config.toml", _codex),
     "gemini": (".gemini/settings.json", ".gemini/settings.json", _gemini),
-    "factory": (".factory/settings.json", ".factory/settings.json", _factory),
+    "factory": (".factory/hooks.json", ".factory/hooks.json", _factory),
     "qwen": (".qwen/settings.json", ".qwen/settings.json", _qwen),
     # kiro has none: its hooks live in per-agent files .kiro/agents/<name>.json (hosts/kiro.json).
     # The workspace settings path is unverified (?); the user one is documented.
