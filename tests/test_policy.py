@@ -57,6 +57,9 @@ def pre_tool(agent: str, tool: str, tool_input: dict[str, Any]) -> Any:
     if agent == "cursor":
         tool = {"Bash": "Shell"}.get(tool, tool)
         return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
+    if agent == "opencode":
+        tool = {"Bash": "bash"}.get(tool, tool)
+        return {"event": "tool.execute.before", "tool": tool, "args": tool_input}
     return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
 
 
@@ -666,6 +669,7 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
         "factory": 2,  # no ask tier under droid exec (FD-1)
         "qwen": 0,
         "kiro": 2,
+        "opencode": 2,
     }
     assert ask.code == expected_ask[agent]
     decisions = ["deny", "ask", "allow"]
@@ -714,9 +718,10 @@ def test_the_policy_demo_shows_one_decision_per_call_on_every_host() -> None:
     assert set(rows["pre_tool rm"].values()) == {"deny"}
     assert set(rows["pre_tool git"].values()) == {"ask"}
     post = rows["post_tool cat"]
-    # amp has no post_tool event; claude and gemini (GM-6) can replace the output, the rest deny
-    # the redaction.
-    assert (post.pop("amp"), post.pop("claude"), post.pop("gemini")) == ("-", "allow", "allow")
+    # amp has no post_tool event; claude, gemini (GM-6) and opencode replace the output, the rest
+    # deny the redaction.
+    replaced = (post.pop("amp"), post.pop("claude"), post.pop("gemini"), post.pop("opencode"))
+    assert replaced == ("-", "allow", "allow", "allow")
     assert set(post.values()) == {"deny"}
     assert f"{4 * len(AGENT_IDS) - 1} call(s)" in result.stdout
 

@@ -451,6 +451,40 @@ def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
 
 
+# The plugin acp install copies for opencode (generated from templates/opencode/), and the one line
+# of it that carries the hook command (hosts/opencode.json notes).
+_OPENCODE_PLUGIN: Final = Path(__file__).parent / "_generated" / "plugins" / "opencode.js"
+_PLUGIN_CONFIG: Final = "const CONFIG = "
+_PLUGIN_MARK: Final = "// DO NOT EDIT: this file is generated."
+
+
+def _opencode(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.opencode/plugin/agent-control-plane.js: the packaged plugin with this hook command in it."""
+    before = _read(request.path)
+    if before is not None and not before.startswith(_PLUGIN_MARK):
+        raise InstallError(
+            f"{request.path} exists and was not written by acp install; move it, then run"
+            " acp install opencode again"
+        )
+    template = _OPENCODE_PLUGIN.read_text(encoding="utf-8")
+    config = {
+        "command": request.argv,
+        "failClosed": request.fail_closed,
+        "timeoutMs": request.timeout_s * 1000,
+    }
+    lines = template.splitlines(keepends=True)
+    found = [i for i, line in enumerate(lines) if line.startswith(_PLUGIN_CONFIG)]
+    if len(found) != 1:
+        raise InstallError(f"{_OPENCODE_PLUGIN} has no single CONFIG line; reinstall the package")
+    lines[found[0]] = f"{_PLUGIN_CONFIG}{json.dumps(config, sort_keys=True)};\n"
+    notes = (
+        "opencode loads the plugin at its next start. On first run it installs @opencode-ai/plugin"
+        " into its config folders from the package registry; the plugin needs none of it, but"
+        " offline opencode waits for that install (host-findings.md §3.8).",
+    )
+    return "".join(lines), before, notes
+
+
 # host -> (project-relative path, home-relative path, installer entry)
 _HOSTS: Final[
     Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
@@ -474,6 +508,12 @@ _HOSTS: Final[
         ".github/hooks/agent-control-plane.json",
         ".copilot/hooks/agent-control-plane.json",
         _copilot,
+    ),
+    # opencode auto-loads every *.js in these plugin folders (opencode.ai/docs/plugins).
+    "opencode": (
+        ".opencode/plugin/agent-control-plane.js",
+        ".config/opencode/plugin/agent-control-plane.js",
+        _opencode,
     ),
 }
 
