@@ -68,14 +68,14 @@ def test_claude_keeps_existing_settings_and_other_hooks(tmp_path: Path) -> None:
             }
         )
     )
-    install("claude", tmp_path, judge="mypkg.guard:judge")
+    install("claude", tmp_path, judge="hook_judges:denies")
     settings = json.loads(path.read_text())
     assert settings["model"] == "opus"
     assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert settings["hooks"]["Stop"] == []
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [theirs]}
-    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge mypkg.guard:judge")
+    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge hook_judges:denies")
 
 
 def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_path: Path) -> None:
@@ -224,7 +224,9 @@ def test_codex_without_a_version_says_it_cannot_block(tmp_path: Path) -> None:
     assert not any("observe-only" in note for note in pinned.notes)
 
 
-def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
+def test_amp_rule_goes_after_the_users_stricter_rules_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / ".config/amp/settings.json"
     path.parent.mkdir(parents=True)
     mine = {"tool": "Bash", "action": "reject"}
@@ -234,7 +236,8 @@ def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
     settings = json.loads(path.read_text())
     assert settings["amp.theme"] == "dark"
     delegate = {"tool": "*", "action": "delegate", "to": str(BIN / "acp-amp-hook")}
-    assert settings["amp.permissions"] == [delegate, mine]
+    # H2: the user's reject stays ahead of the delegate, so it still wins.
+    assert settings["amp.permissions"] == [mine, delegate]
 
 
 def test_amp_refuses_options_it_cannot_pass(tmp_path: Path) -> None:

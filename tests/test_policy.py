@@ -315,7 +315,8 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
         assert response.stdout["hookSpecificOutput"]["updatedToolOutput"] == verdict.mutated_output
     else:
         assert verdict.decision == "deny"
-        assert verdict.mutated_output is ABSENT
+        # M9: the redacted form stays on the verdict, so the audit log never stores the key.
+        assert REDACTED in json.dumps(verdict.mutated_output)
         assert agent in str(verdict.reason) and "mutated_output" in str(verdict.reason)
         assert response.enforced and response.exit_code == 2
     assert KEY not in text  # never a silent pass of the unredacted value in our answer

@@ -409,6 +409,8 @@ def _apply(rule: _Rule, event: ToolCallEvent) -> Verdict | None:
             f" {' or '.join(unreachable)} on {event.event}, so the call is denied rather than"
             " passed on unrewritten"
             + (f" (a value over the {_LIMIT_TEXT} scan limit was cut)" if cut else ""),
+            # M9: the rewrite stays on the verdict, so the audit log keeps the redacted form.
+            **content,
         )
     # on_unrendered = allow: the rule's decision stands without the rewrite it cannot deliver.
     return Verdict(
