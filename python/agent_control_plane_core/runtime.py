@@ -718,6 +718,9 @@ def run_hook_entry(
         # contract.md §7: the deadline counts from process start, not from this call.
         fallback = _BLOCK_EXIT if fail_closed else adapter.FAILURE_EXIT_CODE
         answer.arm(timeout - _process_age(), expired, after, fallback)
+    real_stdout = sys.stdout
+    # print() goes through sys.stderr's wrapper (its error handler never raises on encoding).
+    sys.stdout = sys.stderr
     try:
         notes.extend(_unset_version_notes(adapter, env))
         raw = read_stdin()
@@ -750,6 +753,8 @@ def run_hook_entry(
                 adapter, f"hook failed ({type(exc).__name__}: {exc})", fail_closed=fail_closed
             )
         )
+    finally:
+        sys.stdout = real_stdout
     answer.send(outcome, after)
 
 
