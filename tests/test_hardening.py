@@ -64,10 +64,10 @@ def test_h4_audit_log_fifo_without_reader_does_not_hold_the_answer(
     extra = {"ACP_AUDIT_LOG": str(fifo)}
     if deadline:
         extra["ACP_HOOK_TIMEOUT_MS"] = deadline
-    run = run_hook("claude", RM, **extra)  # run_hook's own timeout is the hang bound
-    assert blocked("claude", run)
-    assert run.body()["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "not written" in run.stderr
+    result = run_raw(CLAUDE_HOOK, json.dumps(RM).encode(), claude_env(**extra), capture_output=True)
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert b"not written" in result.stderr
 
 
 @pytest.mark.parametrize("deadline", ["800", None])
@@ -111,9 +111,11 @@ def test_m1_output_below_sys_stdout_never_reaches_the_body(judge: str, chatter: 
 
 @pytest.mark.parametrize("judge", ["child_sleep", "bg_child_deny"])
 def test_m4_a_child_the_judge_leaves_running_does_not_hold_the_host_pipes(judge: str) -> None:
-    # capture_output reads both pipes to EOF, as Node's `close` event does; the child sleeps 30 s.
-    run = run_hook("claude", LS, judge=judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
-    assert blocked("claude", run)
+    # capture_output reads both pipes to EOF, as Node's `close` event does; the child sleeps 30 s,
+    # past the HANG bound, so a held pipe raises TimeoutExpired.
+    env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert result.returncode == 2
 
 
 # ---- M3: a failed write still ends in the intended exit code ---------------------------------
