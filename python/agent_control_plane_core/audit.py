@@ -15,8 +15,8 @@ from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
+from ._plumbing import write_all as _write_all
 from .contract import json_bytes, to_object, to_string
-from .runtime import _write_all
 
 __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 

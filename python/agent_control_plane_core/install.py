@@ -676,7 +676,7 @@ def plan_install(
 
 def _registered(host: str, judge: str | None, policy: str | None) -> str:
     """What the entry runs, checked now (N2): the judge imports, the rule file loads."""
-    from .runtime import JudgeLoadError, load_judge
+    from ._judges import JudgeLoadError, load_judge
 
     try:
         if policy is not None:

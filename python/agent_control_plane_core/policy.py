@@ -24,9 +24,9 @@ from ._generated.constants import (
 )
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
+from ._judges import JudgeLoadError
 from ._model_base import ABSENT
 from .contract import call_class, present
-from .runtime import JudgeLoadError
 
 __all__ = ["MATCH_LIMIT_BYTES", "PolicyJudge", "check_policy_file", "load_policy_judge"]
 

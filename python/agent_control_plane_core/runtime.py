@@ -1,19 +1,17 @@
-"""Hook runtime: escalation, stdin and stdout plumbing, judges, the deadline and failure postures."""
+"""Hook runtime: escalation, failure postures and the hook entry, over plumbing, deadline, judges."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final, NoReturn
 
+from ._deadline import TIMEOUT_ENV, Answer, process_age, timeout_seconds
 from ._generated.constants import (
-    MODELED_TOOL_INPUT_KEYS,
     ContentFields,
     Decisions,
     IntegrationModes,
@@ -24,7 +22,18 @@ from ._generated.constants import (
 from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
+from ._judges import Judge, JudgeLoadError, demo_judge, load_judge
 from ._model_base import ABSENT
+from ._plumbing import (
+    DIRECT,
+    HookAnswer,
+    HostPipes,
+    isolate_host_pipes,
+    put,
+    read_stdin,
+    write_all,
+    write_response,
+)
 from .adapters import Adapter, adapter_for
 from .contract import block_reason, json_bytes, present, sanitize_verdict
 
@@ -52,65 +61,22 @@ __all__ = [
     "run_hook_entry",
 ]
 
+# Issue 15: process plumbing (_plumbing), the deadline (_deadline) and the judges (_judges) are
+# modules of their own, which audit and policy import instead of this one; runtime composes them
+# and re-exports its public names. These two private names were imported from here before.
+_write_all = write_all
+_process_age = process_age
+
 JUDGE_ENV: Final = "ACP_JUDGE"
 FAIL_CLOSED_ENV: Final = "ACP_FAIL_CLOSED"
-TIMEOUT_ENV: Final = "ACP_HOOK_TIMEOUT_MS"
 POLICY_ENV: Final = "ACP_POLICY"
 AUDIT_ENV: Final = "ACP_AUDIT_LOG"
 CODEX_VERSION_ENV: Final = "ACP_CODEX_VERSION"
 ON_UNRENDERED_ENV: Final = "ACP_ON_UNRENDERED"
 
-Judge = Callable[[ToolCallEvent], "Verdict | Mapping[str, Any]"]
-"""A guardrail: one normalized event in, a verdict (or a mapping with a decision) out; None fails."""
 
-# contract.md §7: the default judge denies a shell command that runs rm -rf.
-_DEMO_PATTERN: Final = r"rm\s+-rf"  # re caches the compiled form; nothing compiles at import
-_DEMO_REASON: Final = "demo policy: rm -rf blocked"
 # contract.md §6: exit 2 is the block every external-hook host reads when render has no channel.
 _BLOCK_EXIT: Final = 2
-
-
-class JudgeLoadError(Exception):
-    """ACP_JUDGE (or --judge) names no usable callable."""
-
-
-def demo_judge(event: ToolCallEvent) -> Verdict:
-    """Deny a shell command matching rm -rf; allow everything else."""
-    # The input key comes from tool-input-keys.json, so Amp's cmd (renamed on parse) matches too.
-    key = MODELED_TOOL_INPUT_KEYS.get(event.tool) if isinstance(event.tool, str) else None
-    command = event.input.get(key) if key is not None else None
-    if isinstance(command, str) and re.search(_DEMO_PATTERN, command):
-        return Verdict(decision=Decisions.DENY, reason=_DEMO_REASON)
-    return Verdict(decision=Decisions.ALLOW)
-
-
-def load_judge(spec: str) -> Judge:
-    """Import the judge named module:attribute (attribute may be dotted) the normal way."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise JudgeLoadError(
-            f"judge {spec!r} is not module:callable; write it like mypackage.policy:judge"
-        )
-    import importlib
-
-    try:
-        found: Any = importlib.import_module(module_name)
-    except Exception as exc:  # an import can fail in any way the judge's own code does
-        raise JudgeLoadError(
-            f"judge {spec!r}: cannot import {module_name!r} ({type(exc).__name__}: {exc});"
-            " check PYTHONPATH or the installed packages"
-        ) from exc
-    for part in attr.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError as exc:
-            raise JudgeLoadError(
-                f"judge {spec!r}: {module_name} has no attribute {attr!r}"
-            ) from exc
-    if not callable(found):
-        raise JudgeLoadError(f"judge {spec!r} is a {type(found).__name__}, not a callable")
-    judge: Judge = found
-    return judge
 
 
 def entry_adapter(agent: str, environ: Mapping[str, str] | None = None, **options: Any) -> Adapter:
@@ -201,31 +167,6 @@ def render_hook_response(
     return _hook_answer(
         adapter, raw_text, judge, sole_gate=sole_gate, fail_closed=fail_closed, environ=environ
     ).response
-
-
-class HookAnswer:
-    """One hook call's outcome: the response, and the event and verdict when they got that far."""
-
-    __slots__ = ("body", "event", "notes", "response", "unrendered", "verdict")
-
-    def __init__(
-        self,
-        response: NativeResponse,
-        event: ToolCallEvent | None = None,
-        verdict: Verdict | None = None,
-        body: bytes | None = None,
-        unrendered: tuple[str, ...] = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        self.response = response
-        self.event = event
-        self.verdict = verdict
-        # The stdout body already serialized, when the pipeline checked it could be.
-        self.body = body
-        # The verdict's content fields the host has no channel for on this event.
-        self.unrendered = unrendered
-        # One-line diagnostics for stderr, after the response's own text.
-        self.notes = notes
 
 
 def _hook_answer(
@@ -376,204 +317,10 @@ def _unusable(answer: object) -> str | None:
     return None
 
 
-def read_stdin() -> str:
-    """The whole of stdin as UTF-8 text; raises UnicodeDecodeError on bytes that are not."""
-    # A payload that cannot be decoded is not an event: the hook entry gives its failure posture.
-    return sys.stdin.buffer.read().decode("utf-8")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte to fd, waiting out EAGAIN on a non-blocking pipe."""
-    view = memoryview(data)
-    while view:
-        try:
-            written = os.write(fd, view)
-        except BlockingIOError:
-            import select
-
-            select.select([], [fd], [])
-            continue
-        view = view[written:]
-
-
-def _put(fd: int | None, data: bytes) -> bool:
-    """Write data to fd when there is one; a failed write (EPIPE, a full disk) returns False."""
-    if fd is None:
-        return False
-    try:
-        _write_all(fd, data)
-    except (OSError, ValueError):  # M3: a write that fails must not change the exit code
-        return False
-    return True
-
-
-# Bytes of a judge's own output (print, child processes, fd 1 writes) relayed to the host's
-# stderr: a host that never reads stderr must not block the answer on a full pipe.
-_JUDGE_OUTPUT_LIMIT: Final = 16 * 1024
-
-
-class _HostPipes:
-    """The host's stdout and stderr on private descriptors, and the sink the judge writes to."""
-
-    __slots__ = ("err", "out", "sink")
-
-    def __init__(self, out: int | None, err: int | None, sink: int | None = None) -> None:
-        self.out = out
-        self.err = err
-        self.sink = sink
-
-    def judge_output(self) -> bytes:
-        """What the judge wrote to fds 1 and 2, cut to the relay limit."""
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # a judge may have closed or replaced them
-                stream.flush()
-        if self.sink is None:
-            return b""
-        try:
-            size = os.fstat(self.sink).st_size
-            data = os.pread(self.sink, _JUDGE_OUTPUT_LIMIT, 0)
-        except OSError:
-            return b""
-        if size > len(data):
-            data += f"\n[{size - len(data)} more bytes of judge output not shown]\n".encode()
-        return data
-
-
-def _isolate_host_pipes() -> _HostPipes:
-    """Move the host's fds 1 and 2 to private close-on-exec copies; give fds 1 and 2 a sink."""
-    try:
-        import fcntl
-    except ImportError:  # no fcntl (Windows): the judge shares the host's descriptors
-        return _HostPipes(1, 2)
-
-    def private(fd: int) -> int | None:
-        try:
-            # Above 2, so a closed fd 1 or 2 is not reused, and close-on-exec, so no child of
-            # the judge holds the host's pipe open past this process (M4).
-            return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-        except OSError:  # the host closed it: nothing can be written there
-            return None
-
-    pipes = _HostPipes(private(1), private(2))
-    pipes.sink = _open_sink()
-    # The judge, its C extensions and its children write to the sink, never into the body the
-    # host parses (M1); the hook relays the sink to the host's stderr when it answers.
-    target = pipes.sink
-    if target is None:
-        with contextlib.suppress(OSError):
-            target = os.open(os.devnull, os.O_WRONLY)
-    for fd in (1, 2):
-        if target is not None:
-            with contextlib.suppress(OSError):
-                os.dup2(target, fd)
-    return pipes
-
-
-def _open_sink() -> int | None:
-    """An unnamed file for the judge's output (close-on-exec, above fd 2), or None."""
-    folder = os.environ.get("TMPDIR") or "/tmp"
-    flags = os.O_RDWR | os.O_CLOEXEC
-    fd = None
-    unnamed = getattr(os, "O_TMPFILE", 0)
-    if unnamed:
-        with contextlib.suppress(OSError):
-            fd = os.open(folder, flags | unnamed, 0o600)
-    if fd is None:
-        name = os.path.join(folder, f".acp-judge-{os.getpid()}-{time.monotonic_ns()}")
-        try:
-            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o600)
-            os.unlink(name)
-        except OSError:
-            return None
-    if fd <= 2:  # fd 0, 1 or 2 was closed: keep the sink off the descriptors it is copied onto
-        import fcntl
-
-        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-        os.close(fd)
-        fd = moved
-    return fd
-
-
-# Until run_hook_entry isolates them, the host's pipes are fds 1 and 2 (emit, tests).
-_DIRECT: Final = _HostPipes(1, 2)
-
-
-def _stderr_text(response: NativeResponse) -> str:
-    """The response's stderr text, kept from reading as a JSON answer where stdout is empty."""
-    text = response.stderr if response.stderr is not ABSENT else ""
-    if text and response.stdout is ABSENT and text.lstrip()[:1] in ("{", "["):
-        # L2: Gemini parses stdout.trim() || stderr.trim() as JSON, so a reason that is JSON
-        # ('{"decision":"allow"}') must never be read as the decision.
-        return f"reason: {text}"
-    return text
-
-
-def _write_response(
-    response: NativeResponse,
-    body: bytes | None = None,
-    pipes: _HostPipes = _DIRECT,
-    notes: tuple[str, ...] | list[str] = (),
-    agent: str = "acp",
-) -> None:
-    """Write the body (serialized now unless given) to stdout, then the judge's output and stderr."""
-    if body is None and response.stdout is not ABSENT:
-        try:
-            body = json_bytes(response.stdout)
-        except (TypeError, ValueError):  # checked on the main path; a failure body is plain JSON
-            body = None
-    if body is not None:
-        _put(pipes.out, body)
-    err = pipes.judge_output() + _stderr_text(response).encode("utf-8", errors="replace")
-    if notes:
-        lines = "".join(f"acp-{agent}-hook: {' '.join(note.split())}\n" for note in notes)
-        err += (b"\n" if err and not err.endswith(b"\n") else b"") + lines.encode(
-            "utf-8", errors="replace"
-        )
-    if err:
-        _put(pipes.err, err)
-
-
 def emit(response: NativeResponse) -> NoReturn:
     """Write the whole native response (body, then stderr) and exit with its code."""
-    _write_response(response)
+    write_response(response)
     raise SystemExit(response.exit_code)
-
-
-def _process_age() -> float:
-    """Seconds since this process started (Linux /proc), or 0 where that cannot be read."""
-    try:
-        with open("/proc/self/stat", "rb") as stat_file:
-            stat = stat_file.read()
-        # Field 22 (starttime, in clock ticks since boot) counts from after the ")" of the name.
-        start_ticks = int(stat[stat.rindex(b")") + 2 :].split()[19])
-        now = time.clock_gettime(time.CLOCK_BOOTTIME)
-        return max(0.0, now - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0.0
-
-
-# L8: the longest deadline honoured; a larger value is clamped (time.sleep overflows past ~1e9 s).
-_MAX_TIMEOUT_MS: Final = 24 * 60 * 60 * 1000
-
-
-def _timeout_seconds(environ: Mapping[str, str], notes: list[str] | None = None) -> float | None:
-    """ACP_HOOK_TIMEOUT_MS in seconds (clamped to a day); anything else is noted, no deadline."""
-    text = environ.get(TIMEOUT_ENV)
-    if text is None:
-        return None
-    said = notes if notes is not None else []
-    stripped = text.strip()
-    if stripped.isascii() and stripped.isdigit() and int(stripped) > 0:
-        value = int(stripped)
-        if value > _MAX_TIMEOUT_MS:
-            said.append(f"{TIMEOUT_ENV}={text!r} is more than a day; using {_MAX_TIMEOUT_MS} ms")
-            value = _MAX_TIMEOUT_MS
-        return value / 1000
-    said.append(
-        f"{TIMEOUT_ENV}={text!r} is not a positive integer of milliseconds;"
-        " running without a deadline"
-    )
-    return None
 
 
 # M5: the usual spellings, trimmed and in any case; anything else is a configuration error.
@@ -599,92 +346,6 @@ def _fail_closed(environ: Mapping[str, str], notes: list[str] | None = None) -> 
     return True
 
 
-# Without a deadline the audit still gets a bound of its own (H4).
-_AUDIT_BOUND_S: Final = 2.0
-# The audit after a deadline answer: the answer is due already.
-_LATE_AUDIT_S: Final = 0.1
-# How long the watchdog lets a main path that is already answering finish its writes (H4).
-_GRACE_S: Final = 1.0
-
-
-class _Answer:
-    """Lets exactly one of the main path and the deadline watchdog write the response."""
-
-    def __init__(self, pipes: _HostPipes, agent: str, notes: list[str]) -> None:
-        self._lock: Any = None
-        self._deadline: float | None = None
-        self._code: int | None = None
-        self.pipes = pipes
-        self.agent = agent
-        self.notes = notes
-
-    def arm(
-        self,
-        seconds_left: float,
-        on_expire: Callable[[], NativeResponse],
-        after: Callable[[HookAnswer], None] | None,
-        fallback_code: int,
-    ) -> None:
-        """Start a watchdog that answers with on_expire() once seconds_left have passed."""
-        import threading
-
-        self._lock = threading.Lock()
-        self._deadline = time.monotonic() + max(0.0, seconds_left)
-
-        def watch() -> None:
-            try:
-                time.sleep(max(0.0, seconds_left))
-                if self._lock.acquire(blocking=False):
-                    # The judge may be mid-computation on the main thread: leave without waiting.
-                    self._finish(HookAnswer(on_expire()), after, _LATE_AUDIT_S)
-                # The main path is answering: let it finish writing, then end with its code.
-                time.sleep(_GRACE_S)
-                os._exit(fallback_code if self._code is None else self._code)
-            except BaseException:  # L8: the deadline never dies silently
-                os._exit(fallback_code if self._code is None else self._code)
-
-        threading.Thread(target=watch, name="acp-deadline", daemon=True).start()
-
-    def send(self, outcome: HookAnswer, after: Callable[[HookAnswer], None] | None) -> NoReturn:
-        """Write the response, then run after (the audit), and exit; unless the watchdog answered."""
-        if self._lock is not None and not self._lock.acquire(blocking=False):
-            while True:  # the watchdog is writing its answer and will end the process
-                time.sleep(3600)
-        left = _AUDIT_BOUND_S
-        if self._deadline is not None:
-            left = max(_LATE_AUDIT_S, self._deadline - time.monotonic())
-        self._finish(outcome, after, left)
-
-    def _finish(
-        self, outcome: HookAnswer, after: Callable[[HookAnswer], None] | None, bound: float
-    ) -> NoReturn:
-        code = outcome.response.exit_code
-        self._code = code
-        try:
-            notes = [*self.notes, *outcome.notes]
-            _write_response(outcome.response, outcome.body, self.pipes, notes, self.agent)
-            # After the response: an audit diagnostic must not run into the block reason.
-            if after is not None and not _within(bound, lambda: after(outcome)):
-                _put(
-                    self.pipes.err,
-                    f"acp-{self.agent}-hook: audit record not written: the log gave no answer"
-                    f" within {bound:.2f} s\n".encode(),
-                )
-        finally:
-            # M3: whatever could or could not be written, the exit code is the intended one.
-            os._exit(code)
-
-
-def _within(seconds: float, task: Callable[[], None]) -> bool:
-    """Run task on a daemon thread; whether it finished within seconds (H4: a blocked log)."""
-    import threading
-
-    worker = threading.Thread(target=task, name="acp-audit", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    return not worker.is_alive()
-
-
 def run_hook_entry(
     adapter: Adapter,
     judge: Judge | None = None,
@@ -696,16 +357,16 @@ def run_hook_entry(
     env = os.environ if environ is None else environ
     started = time.monotonic()
     # Before the judge is imported: nothing it or its children write reaches the host's pipes.
-    pipes = _isolate_host_pipes()
+    pipes = isolate_host_pipes()
     notes: list[str] = []
     fail_closed = _fail_closed(env, notes)
-    answer = _Answer(pipes, adapter.AGENT, notes)
+    answer = Answer(pipes, adapter.AGENT, notes)
 
     def audit(outcome: HookAnswer) -> None:
         _audit(env, adapter, outcome, started, pipes)
 
     after = audit if env.get(AUDIT_ENV) else None
-    timeout = _timeout_seconds(env, notes)
+    timeout = timeout_seconds(env, notes)
     if timeout is not None:
 
         def expired() -> NativeResponse:
@@ -717,7 +378,7 @@ def run_hook_entry(
 
         # contract.md §7: the deadline counts from process start, not from this call.
         fallback = _BLOCK_EXIT if fail_closed else adapter.FAILURE_EXIT_CODE
-        answer.arm(timeout - _process_age(), expired, after, fallback)
+        answer.arm(timeout - process_age(), expired, after, fallback)
     real_stdout = sys.stdout
     # print() goes through sys.stderr's wrapper (its error handler never raises on encoding).
     sys.stdout = sys.stderr
@@ -798,7 +459,7 @@ def _audit(
     adapter: Adapter,
     outcome: HookAnswer,
     started: float,
-    pipes: _HostPipes = _DIRECT,
+    pipes: HostPipes = DIRECT,
 ) -> None:
     """Append the call to ACP_AUDIT_LOG when set; a failed write never changes the answer."""
     path = environ.get(AUDIT_ENV)
@@ -821,7 +482,7 @@ def _audit(
         )
     except Exception as exc:  # the audit trail is advisory; the decision stands
         # A separate line after the response's own stderr text (see _Answer.send).
-        _put(
+        put(
             pipes.err,
             f"\nacp-{adapter.AGENT}-hook: audit log {path!r} not written ({exc})\n".encode(),
         )
