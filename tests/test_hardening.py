@@ -926,3 +926,31 @@ def test_held_the_bridge_answers_hostile_lines_in_order() -> None:
     assert len(result.stdout.splitlines()) == len(lines)
     for answer in result.stdout.splitlines():
         assert set(json.loads(answer)) == {"event", "render", "escalated", "unrendered"}
+
+
+@pytest.mark.parametrize("kind", ["invalid UTF-8", "fifo"])
+def test_l10_policy_check_reports_a_bad_file_in_one_line_and_never_hangs(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / "p.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_bytes(b'x = "\xff"\n')
+    result = subprocess.run(
+        [str(BIN / "acp"), "policy", "check", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        check=False,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_r6_a_policy_fifo_is_refused_even_without_a_deadline(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    os.mkfifo(path)
+    env = claude_env(ACP_POLICY=str(path), ACP_FAIL_CLOSED="1")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert result.returncode == 2 and b"not a regular file" in result.stderr
