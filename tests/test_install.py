@@ -84,14 +84,14 @@ def test_claude_keeps_existing_settings_and_other_hooks(tmp_path: Path) -> None:
             }
         )
     )
-    install("claude", tmp_path, judge="mypkg.guard:judge")
+    install("claude", tmp_path, judge="hook_judges:denies")
     settings = json.loads(path.read_text())
     assert settings["model"] == "opus"
     assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert settings["hooks"]["Stop"] == []
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [theirs]}
-    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge mypkg.guard:judge")
+    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge hook_judges:denies")
 
 
 def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def _plugin_config(path: Path) -> Any:
 def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config_line(
     tmp_path: Path,
 ) -> None:
-    install("opencode", tmp_path, judge="pkg.mod:judge", fail_closed=True, timeout_s=5)
+    install("opencode", tmp_path, judge="hook_judges:denies", fail_closed=True, timeout_s=5)
     path = tmp_path / ".opencode/plugin/agent-control-plane.js"
     assert _plugin_config(path) == {
         "command": [
@@ -252,7 +252,7 @@ def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config
             "hook",
             "opencode",
             "--judge",
-            "pkg.mod:judge",
+            "hook_judges:denies",
             "--fail-closed",
         ],
         "failClosed": True,
@@ -322,7 +322,9 @@ def test_codex_without_a_version_says_it_cannot_block(tmp_path: Path) -> None:
     assert not any("observe-only" in note for note in pinned.notes)
 
 
-def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
+def test_amp_rule_goes_after_the_users_stricter_rules_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / ".config/amp/settings.json"
     path.parent.mkdir(parents=True)
     mine = {"tool": "Bash", "action": "reject"}
@@ -332,7 +334,8 @@ def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
     settings = json.loads(path.read_text())
     assert settings["amp.theme"] == "dark"
     delegate = {"tool": "*", "action": "delegate", "to": str(BIN / "acp-amp-hook")}
-    assert settings["amp.permissions"] == [delegate, mine]
+    # H2: the user's reject stays ahead of the delegate, so it still wins.
+    assert settings["amp.permissions"] == [mine, delegate]
 
 
 def test_amp_refuses_options_it_cannot_pass(tmp_path: Path) -> None:

@@ -323,7 +323,8 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
         assert not response.enforced and response.exit_code == 0
     else:
         assert verdict.decision == "deny"
-        assert verdict.mutated_output is ABSENT
+        # M9: the redacted form stays on the verdict, so the audit log never stores the key.
+        assert REDACTED in json.dumps(verdict.mutated_output)
         assert agent in str(verdict.reason) and "mutated_output" in str(verdict.reason)
         # Where the host cannot block after the tool (CC-1, FD-5, QW-4) the deny is feedback.
         assert response.enforced is event.this_call_vetoable
