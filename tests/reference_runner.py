@@ -68,9 +68,9 @@ def _holds(line: dict[str, Any], condition: dict[str, Any]) -> bool:
     if "present" in condition:
         return (value is not _MISSING) is condition["present"]
     if "equals" in condition:
-        return value == condition["equals"]
+        return bool(value == condition["equals"])
     if "in" in condition:
-        return value in condition["in"]
+        return value in list(condition["in"])
     if "prefix" in condition:
         return isinstance(value, str) and value.startswith(condition["prefix"])
     if "type" in condition:

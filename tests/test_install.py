@@ -14,7 +14,23 @@ from agent_control_plane_core.install import InstallError, hook_command, plan_in
 
 from hook_runner import BIN, PRE_TOOL, hook_env
 
-HOSTS = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "qwen")
+HOSTS = (
+    "amp",
+    "claude",
+    "codex",
+    "copilot",
+    "cursor",
+    "factory",
+    "gemini",
+    "kiro",
+    "opencode",
+    "qwen",
+)
+# The plugin acp install copies for opencode, as the package ships it.
+OPENCODE_PLUGIN = (
+    Path(__file__).resolve().parent.parent
+    / "python/agent_control_plane_core/_generated/plugins/opencode.js"
+)
 
 
 def install(host: str, tmp: Path, **options: Any) -> bool:
@@ -174,7 +190,9 @@ def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
     assert pre[1]["failClosed"] is True
     assert pre[1]["command"].endswith("acp hook cursor --fail-closed")
     prompt = settings["hooks"]["beforeSubmitPrompt"]
-    assert prompt == [{"command": str(BIN / "acp-cursor-hook")}]
+    # The per-script timeout is in seconds (CUR-6).
+    assert prompt == [{"command": str(BIN / "acp-cursor-hook"), "timeout": 30}]
+    assert pre[1]["timeout"] == 30
 
 
 def test_cursor_user_scope_is_the_home_hooks_file(tmp_path: Path) -> None:
@@ -218,9 +236,63 @@ def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_pat
     assert json.loads(result.stdout)["permission"] == "deny"
 
 
-def test_kiro_has_no_installer_entry(tmp_path: Path) -> None:
-    with pytest.raises(InstallError, match="no installer for 'kiro'"):
-        plan_install("kiro", root=tmp_path, bin_dir=BIN)
+def _plugin_config(path: Path) -> Any:
+    (line,) = [line for line in path.read_text().splitlines() if line.startswith("const CONFIG = ")]
+    return json.loads(line.removeprefix("const CONFIG = ").removesuffix(";"))
+
+
+def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config_line(
+    tmp_path: Path,
+) -> None:
+    install("opencode", tmp_path, judge="pkg.mod:judge", fail_closed=True, timeout_s=5)
+    path = tmp_path / ".opencode/plugin/agent-control-plane.js"
+    assert _plugin_config(path) == {
+        "command": [
+            str(BIN / "acp"),
+            "hook",
+            "opencode",
+            "--judge",
+            "pkg.mod:judge",
+            "--fail-closed",
+        ],
+        "failClosed": True,
+        "timeoutMs": 5000,
+    }
+    shipped = OPENCODE_PLUGIN.read_text().splitlines()
+    written = path.read_text().splitlines()
+    # Every other line is the generated plugin, byte for byte.
+    assert len(shipped) == len(written)
+    assert [a for a, b in zip(shipped, written, strict=True) if a != b] == [
+        line for line in shipped if line.startswith("const CONFIG = ")
+    ]
+    # Only node built-ins: offline, opencode stalls installing a plugin folder's dependencies.
+    imports = [line for line in written if line.startswith("import ")]
+    assert imports and all('from "node:' in line for line in imports)
+
+
+def test_opencode_plain_install_runs_the_console_script_and_fails_open(tmp_path: Path) -> None:
+    plan = plan_install("opencode", scope="user", home=tmp_path, bin_dir=BIN)
+    assert plan.path == tmp_path / ".config/opencode/plugin/agent-control-plane.js"
+    assert any("@opencode-ai/plugin" in note for note in plan.notes)
+    plan.apply()
+    assert _plugin_config(plan.path) == {
+        "command": [str(BIN / "acp-opencode-hook")],
+        "failClosed": False,
+        "timeoutMs": 30000,
+    }
+
+
+def test_opencode_reinstall_replaces_its_plugin_and_refuses_a_file_it_did_not_write(
+    tmp_path: Path,
+) -> None:
+    install("opencode", tmp_path, fail_closed=True)
+    assert install("opencode", tmp_path) is True
+    path = tmp_path / ".opencode/plugin/agent-control-plane.js"
+    assert _plugin_config(path)["failClosed"] is False
+    path.write_text("export const Mine = async () => ({});\n")
+    with pytest.raises(InstallError, match="was not written by acp install"):
+        plan_install("opencode", root=tmp_path, bin_dir=BIN)
+    assert path.read_text() == "export const Mine = async () => ({});\n"
 
 
 def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> None:

@@ -57,6 +57,9 @@ def pre_tool(agent: str, tool: str, tool_input: dict[str, Any]) -> Any:
     if agent == "cursor":
         tool = {"Bash": "Shell"}.get(tool, tool)
         return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
+    if agent == "opencode":
+        tool = {"Bash": "bash"}.get(tool, tool)
+        return {"event": "tool.execute.before", "tool": tool, "args": tool_input}
     return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
 
 
@@ -313,6 +316,11 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
             "isImage": False,
         }
         assert response.stdout["hookSpecificOutput"]["updatedToolOutput"] == verdict.mutated_output
+    elif agent == "gemini":
+        # GM-6: the AfterTool deny body replaces the result with the redacted output (unenforced).
+        assert verdict.decision == "allow" and REDACTED in json.dumps(verdict.mutated_output)
+        assert response.stdout["decision"] == "deny" and REDACTED in response.stdout["reason"]
+        assert not response.enforced and response.exit_code == 0
     else:
         assert verdict.decision == "deny"
         assert verdict.mutated_output is ABSENT
@@ -342,7 +350,8 @@ on_unrendered = "allow"
     verdict = judge(event_for(agent, post_tool(agent, "cat", KEY)))
     assert verdict.decision == "allow"
     assert verdict.reason == "redacted"
-    assert (verdict.mutated_output is ABSENT) is (agent != "claude")
+    # Claude and Gemini (GM-6) carry a post-tool redaction; the others drop it.
+    assert (verdict.mutated_output is ABSENT) is (agent not in ("claude", "gemini"))
 
 
 def test_a_rewrite_that_changes_nothing_does_not_match(tmp_path: Path) -> None:
@@ -652,7 +661,7 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
     assert allow.code == 0 and allow.stderr == ""
     expected_ask = {
         "claude": 0,
-        "amp": 1,
+        "amp": 2,  # no ask tier declared (AMP-3)
         "codex": 2,
         "gemini": 2,
         "cursor": 2,
@@ -660,6 +669,7 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
         "factory": 2,  # no ask tier under droid exec (FD-1)
         "qwen": 0,
         "kiro": 2,
+        "opencode": 2,
     }
     assert ask.code == expected_ask[agent]
     decisions = ["deny", "ask", "allow"]
@@ -676,6 +686,11 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
             # (FD-5, QW-4).
             assert redact.code == 0 and b"mutated_output" in redact.stdout
             decisions.append("deny")
+        elif agent == "gemini":
+            # GM-6: the AfterTool deny body replaces the result with the redacted output.
+            assert redact.code == 0 and redact.body()["decision"] == "deny"
+            assert REDACTED in redact.body()["reason"]
+            decisions.append("allow")
         else:
             assert redact.code == 2 and "mutated_output" in redact.stderr
             decisions.append("deny")
@@ -703,8 +718,10 @@ def test_the_policy_demo_shows_one_decision_per_call_on_every_host() -> None:
     assert set(rows["pre_tool rm"].values()) == {"deny"}
     assert set(rows["pre_tool git"].values()) == {"ask"}
     post = rows["post_tool cat"]
-    # amp has no post_tool event; only claude can replace the output, the rest deny the redaction.
-    assert (post.pop("amp"), post.pop("claude")) == ("-", "allow")
+    # amp has no post_tool event; claude, gemini (GM-6) and opencode replace the output, the rest
+    # deny the redaction.
+    replaced = (post.pop("amp"), post.pop("claude"), post.pop("gemini"), post.pop("opencode"))
+    assert replaced == ("-", "allow", "allow", "allow")
     assert set(post.values()) == {"deny"}
     assert f"{4 * len(AGENT_IDS) - 1} call(s)" in result.stdout
 

@@ -175,6 +175,14 @@ def test_nothing_lost_check_flags_a_dropped_or_mistyped_key() -> None:
         "x",
     ]
     assert unreflected_keys(payload, ["hook_event_name"], dropped) == []
+    # An input may gain a derived key but never lose a native value.
+    native = {"hook_event_name": "PreToolUse", "tool_input": {"command": "ls", "timeout": 5}}
+    parsed = adapter_for("claude").parse(native)
+    assert unreflected_keys(native, ["tool_input"], replace(parsed, input={"command": "ls"})) == [
+        "tool_input"
+    ]
+    grown = replace(parsed, input={**parsed.input, "file_path": "/x"})
+    assert unreflected_keys(native, ["tool_input"], grown) == []
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -76,6 +76,7 @@ def test_runtime_all_is_pinned() -> None:
         "gemini_main",
         "kiro_main",
         "main_for",
+        "opencode_main",
         "qwen_main",
     ]
 
