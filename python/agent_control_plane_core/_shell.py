@@ -588,6 +588,8 @@ def _segments(
                 stdin = echoed  # echo 'rm -rf /' | sh: the literal text is the script
             upstream += _simple(command_words, state, depth, via, tuple(upstream), stdin, piped)
             echoed = _echoed(command_words)
+            if not echoed and stdin and _is_bare_cat(command_words):
+                echoed = stdin  # cat <<EOF | sh: the here-document is the script
         pipeline = []
         return ran
 
@@ -607,7 +609,8 @@ def _segments(
         if token in _PIPES:
             finish_command()
             continue
-        if token == ")" and (case_pattern or _is_case_head(words)):
+        head = pipeline[0][0] if pipeline else words
+        if token == ")" and (case_pattern or _is_case_head(head)):
             words, pipeline = [], []  # a case pattern such as `a|b)`: not a command
             case_pattern = False
             continue
@@ -620,6 +623,10 @@ def _segments(
 
 def _is_case_head(words: list[_Word]) -> bool:
     return bool(words) and words[0].text == "case" and not words[0].unresolved
+
+
+def _is_bare_cat(words: list[_Word]) -> bool:
+    return len(words) == 1 and not words[0].unresolved and basename(words[0].text) == "cat"
 
 
 def _echoed(words: list[_Word]) -> str:
