@@ -467,3 +467,28 @@ def test_replay_lists_changed_calls_and_counts_per_rule(
     out = capsys.readouterr().out
     assert "line 1 claude: pre_tool Bash rm -r -f /: allow -> deny" in out
     assert "3 recorded call(s) re-judged" in out and "1 would change" in out
+
+
+def test_the_policy_modules_export_a_small_sorted_surface() -> None:
+    from agent_control_plane_core import _shell, policy, policy_cli, policy_tools
+
+    assert policy.__all__ == [
+        "MATCH_LIMIT_BYTES",
+        "Explanation",
+        "PolicyJudge",
+        "check_policy_file",
+        "load_policy_judge",
+        "read_policy_file",
+    ]
+    assert policy_cli.__all__ == ["policy_command"]
+    assert policy_tools.__all__ == [
+        "Change",
+        "HostRun",
+        "describe",
+        "explain_text",
+        "fixtures_dir",
+        "replay",
+        "run_tests",
+    ]
+    for module in (_shell, policy, policy_cli, policy_tools):
+        assert all(hasattr(module, name) for name in module.__all__), module.__name__

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Final, NamedTuple
+from typing import Final
 
 __all__ = [
     "PARSE_LIMIT_CHARS",
@@ -48,10 +48,15 @@ _SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "
 _ECHOES: Final = frozenset({"echo", "printf"})
 
 
-class _Wrapper(NamedTuple):
-    short_values: str  # option letters that take a value
-    long_values: frozenset[str]
-    positionals: int  # words after the options that are not the command (timeout's duration)
+# Plain classes with __slots__, not NamedTuples: creating a NamedTuple class costs about a
+# millisecond at import, and this module loads on hook calls that have ACP_POLICY set.
+class _Wrapper:
+    __slots__ = ("long_values", "positionals", "short_values")
+
+    def __init__(self, short_values: str, long_values: frozenset[str], positionals: int) -> None:
+        self.short_values = short_values  # option letters that take a value
+        self.long_values = long_values
+        self.positionals = positionals  # words before the command (timeout's duration)
 
 
 # Programs that run another program given as their arguments (hardening-findings.md §2.4 item 4).
@@ -116,30 +121,48 @@ _FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _RUNNERS: Final = frozenset({"eval", "find", "su"})
 
 
-class Command(NamedTuple):
+class Command:
     """One simple command: its words after quote removal, and what the splitter could not resolve."""
 
-    argv: tuple[str, ...]
-    # Indexes of words whose value comes from an expansion the splitter does not run.
-    unresolved: frozenset[int]
-    # Programs earlier in the same pipeline (their basenames), for pipe-to-shell rules.
-    piped_from: tuple[str, ...]
-    # Wrappers and shells it was found behind, outermost first (for explanations).
-    via: tuple[str, ...]
+    __slots__ = ("argv", "piped_from", "unresolved", "via")
+
+    def __init__(
+        self,
+        argv: tuple[str, ...],
+        unresolved: frozenset[int],
+        piped_from: tuple[str, ...],
+        via: tuple[str, ...],
+    ) -> None:
+        self.argv = argv
+        # Indexes of words whose value comes from an expansion the splitter does not run.
+        self.unresolved = unresolved
+        # Programs earlier in the same pipeline (their basenames), for pipe-to-shell rules.
+        self.piped_from = piped_from
+        # Wrappers and shells it was found behind, outermost first (for explanations).
+        self.via = via
+
+    def __repr__(self) -> str:
+        return f"Command({self.argv!r}, unresolved={sorted(self.unresolved)}, via={self.via!r})"
 
 
-class Parsed(NamedTuple):
+class Parsed:
     """Every simple command of a command line, and why part of it could not be split (if so)."""
 
-    commands: tuple[Command, ...]
-    problems: tuple[str, ...]
+    __slots__ = ("commands", "problems")
+
+    def __init__(self, commands: tuple[Command, ...], problems: tuple[str, ...]) -> None:
+        self.commands = commands
+        self.problems = problems
 
 
-class _Word(NamedTuple):
-    text: str
-    unresolved: bool
-    heredoc: int = -1  # index of the here-document this redirection reads, or -1
-    glob: bool = False  # an unquoted * ? or [: as a command word it could name any program
+class _Word:
+    __slots__ = ("glob", "heredoc", "text", "unresolved")
+
+    def __init__(self, text: str, unresolved: bool, heredoc: int = -1, glob: bool = False) -> None:
+        self.text = text
+        self.unresolved = unresolved
+        self.heredoc = heredoc  # index of the here-document this redirection reads, or -1
+        self.glob = glob  # an unquoted * ? or [: as a command word it could name any program
 
 
 class _Stop(Exception):
@@ -251,7 +274,7 @@ class _Lexer:
             self.state.token()
             if heredoc_operator:
                 index = self.heredoc(word.text, heredoc_operator == "<<-")
-                word = word._replace(heredoc=index)
+                word.heredoc = index
                 heredoc_operator = ""
             out.append(word)
         if stop:

@@ -38,6 +38,7 @@ __all__ = [
     "PolicyJudge",
     "check_policy_file",
     "load_policy_judge",
+    "read_policy_file",
 ]
 
 MATCH_LIMIT_BYTES: Final = 64 * 1024
@@ -52,7 +53,7 @@ _REWRITE_KEYS: Final = frozenset(PolicyRewriteFields.ALL)
 _COMMAND_KEYS: Final = frozenset(PolicyCommandFields.ALL)
 # The compiled cache beside a rule file: the TOML parsed once, re-read as JSON while the file's
 # mtime, size and checksum stay the same (issue 16: no tomllib import per hook call).
-CACHE_FORMAT: Final = 1
+_CACHE_FORMAT: Final = 1
 _CACHE_NAME: Final = ".{}.acp-cache.json"
 _BLOCKING: Final = frozenset({Decisions.DENY, Decisions.ASK})
 _UNPARSED_NOTE: Final = " (on_unparsed = match)"
@@ -64,8 +65,25 @@ _FIX: Final = "fix the rule file (`acp policy check FILE` lists every error)"
 
 # NamedTuple, not a frozen dataclass: building a dataclass costs milliseconds at import, and
 # this module loads on every hook call that has ACP_POLICY set.
+class _Lazy:
+    """A pattern compiled on first use: a hook call compiles only the patterns it reaches."""
+
+    __slots__ = ("_compiled", "_is_glob", "pattern")
+
+    def __init__(self, pattern: str, *, glob: bool = False) -> None:
+        self.pattern = pattern
+        self._is_glob = glob
+        self._compiled: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        """The compiled regular expression (a glob is translated first)."""
+        if self._compiled is None:
+            self._compiled = _glob(self.pattern) if self._is_glob else re.compile(self.pattern)
+        return self._compiled
+
+
 class _Rewrite(NamedTuple):
-    pattern: re.Pattern[str]
+    pattern: _Lazy
     replacement: str
 
 
@@ -77,7 +95,7 @@ class _Command(NamedTuple):
     aliases: Mapping[str, str]
     all_flags: frozenset[str]
     any_flags: frozenset[str]
-    args: tuple[tuple[str, re.Pattern[str]], ...] | None
+    args: tuple[_Lazy, ...] | None
     piped_from: tuple[str, ...] | None
     long_names: tuple[str, ...]  # every long option the condition names, for prefix reading
 
@@ -87,9 +105,9 @@ class _Rule(NamedTuple):
     tools: tuple[str, ...] | None
     events: frozenset[EventKind] | None
     field: str | None
-    match: re.Pattern[str] | None
+    match: _Lazy | None
     command: _Command | None
-    paths: tuple[tuple[str, re.Pattern[str]], ...] | None
+    paths: tuple[_Lazy, ...] | None
     on_unparsed: UnparsedOutcome
     decision: Decision
     reason: str | None
@@ -169,14 +187,15 @@ class PolicyJudge:
 
 def load_policy_judge(path: str) -> PolicyJudge:
     """Load a TOML rule file into a judge; raise JudgeLoadError naming the file, rule and field."""
-    data = _cached_data(path)
-    rules, problems = _compile(data)
+    data, cached = _cached_data(path)
+    # A cache is written only for a file that compiled: its patterns need no check again.
+    rules, problems = _compile(data, checked=cached)
     if problems:
         raise JudgeLoadError(f"policy {path}: " + "; ".join(problems) + f"; {_FIX}")
     return PolicyJudge(rules, path)
 
 
-def _cached_data(path: str) -> Mapping[str, Any]:
+def _cached_data(path: str) -> tuple[Mapping[str, Any], bool]:
     """The rule file's data: from the compiled cache when it is current, else parsed and cached."""
     try:
         with open(path, "rb") as policy_file:
@@ -189,7 +208,7 @@ def _cached_data(path: str) -> Mapping[str, Any]:
         ) from exc
     from binascii import crc32
 
-    key = [CACHE_FORMAT, stat.st_mtime_ns, stat.st_size, crc32(raw)]
+    key = [_CACHE_FORMAT, stat.st_mtime_ns, stat.st_size, crc32(raw)]
     directory, name = os.path.split(path)
     cache = os.path.join(directory, _CACHE_NAME.format(name))
     try:
@@ -198,14 +217,15 @@ def _cached_data(path: str) -> Mapping[str, Any]:
         if isinstance(cached, dict) and cached.get("key") == key:
             data = cached.get("policy")
             if isinstance(data, dict):
-                return data
+                return data, True
     except (OSError, ValueError):
         pass  # no cache, or a stale or broken one: parse the TOML
     data = _parse_toml(path, raw)
     # Tests are for `acp policy test`, not for the hook: the cache keeps the rules only.
     policy = {key_: value for key_, value in data.items() if key_ != PolicyFields.TESTS}
-    _write_cache(cache, {"key": key, "policy": policy})
-    return policy
+    if not _compile(policy)[1]:
+        _write_cache(cache, {"key": key, "policy": policy})
+    return policy, False
 
 
 def _parse_toml(path: str, raw: bytes) -> dict[str, Any]:
@@ -293,7 +313,7 @@ def _label(index: int, rule: object, table: str = PolicyFields.RULES) -> str:
     return f"{table}[{index}]" + (f" ({name!r})" if isinstance(name, str) else "")
 
 
-def _compile(data: Mapping[str, Any]) -> tuple[list[_Rule], list[str]]:
+def _compile(data: Mapping[str, Any], *, checked: bool = False) -> tuple[list[_Rule], list[str]]:
     """Build the rules without a schema validator (hook path); return them and every problem."""
     problems = [
         f"top level, field {key}: not a policy field (known: {', '.join(sorted(_TOP_LEVEL))})"
@@ -313,14 +333,14 @@ def _compile(data: Mapping[str, Any]) -> tuple[list[_Rule], list[str]]:
             problems.append(f"{label}: not a table")
             continue
         found: list[str] = []
-        rule = _rule(raw, label, found)
+        rule = _rule(raw, label, found, checked)
         problems += [f"{label}, {text}" for text in found]
         if rule is not None and not found:
             rules.append(rule)
     return rules, problems
 
 
-def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | None:
+def _rule(raw: Mapping[str, Any], label: str, problems: list[str], checked: bool) -> _Rule | None:
     """One rule from its table; problems get one entry per bad field."""
     fields = PolicyRuleFields
     for key in sorted(set(raw) - _RULE_KEYS):
@@ -367,14 +387,14 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | No
         )
     field = text(fields.FIELD, non_empty=True)
     match_text = text(fields.MATCH)
-    match = _regex(match_text, fields.MATCH, problems) if match_text is not None else None
+    match = None if match_text is None else _regex(match_text, fields.MATCH, problems, checked)
     command = _command(raw.get(fields.COMMAND), problems)
     path_globs = _strings(raw, fields.PATHS, problems)
     if path_globs is not None and (not path_globs or not all(path_globs)):
         problems.append(f"field {fields.PATHS}: must list at least one non-empty pattern")
     reason = text(fields.REASON)
     context = text(fields.CONTEXT)
-    rewrite = _rewrite(raw.get(fields.REWRITE), problems)
+    rewrite = _rewrite(raw.get(fields.REWRITE), problems, checked)
     if problems:
         return None
     return _Rule(
@@ -384,7 +404,7 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | No
         field=field,
         match=match,
         command=command,
-        paths=None if path_globs is None else tuple((g, _glob(g)) for g in path_globs),
+        paths=None if path_globs is None else tuple(_Lazy(g, glob=True) for g in path_globs),
         on_unparsed=on_unparsed,
         decision=decision,
         reason=reason,
@@ -446,7 +466,7 @@ def _command(value: object, problems: list[str]) -> _Command | None:
         aliases=dict(aliases),
         all_flags=frozenset(all_flags),
         any_flags=frozenset(any_flags),
-        args=None if args is None else tuple((g, _glob(g)) for g in args),
+        args=None if args is None else tuple(_Lazy(g, glob=True) for g in args),
         piped_from=None if piped_from is None else tuple(piped_from),
         long_names=tuple(sorted(name for name in named if name.startswith("--"))),
     )
@@ -464,9 +484,13 @@ def _strings(
     return value
 
 
-def _regex(pattern: str, key: str, problems: list[str]) -> re.Pattern[str] | None:
+def _regex(pattern: str, key: str, problems: list[str], checked: bool = False) -> _Lazy | None:
+    lazy = _Lazy(pattern)
+    if checked:
+        return lazy
     try:
-        return re.compile(pattern)
+        lazy.get()
+        return lazy
     except re.error as exc:
         problems.append(f"field {key}: {pattern!r} is not a valid regular expression ({exc})")
         return None
@@ -507,7 +531,7 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile(r"\A(?:" + "".join(out) + r")\Z", re.DOTALL)
 
 
-def _rewrite(value: object, problems: list[str]) -> _Rewrite | None:
+def _rewrite(value: object, problems: list[str], checked: bool = False) -> _Rewrite | None:
     key = PolicyRuleFields.REWRITE
     if value is None:
         return None
@@ -526,17 +550,20 @@ def _rewrite(value: object, problems: list[str]) -> _Rewrite | None:
     if not isinstance(pattern_text, str):
         problems.append(f"field {key}.{PolicyRewriteFields.PATTERN}: missing or not a string")
     else:
-        pattern = _regex(pattern_text, f"{key}.{PolicyRewriteFields.PATTERN}", problems)
+        pattern = _regex(pattern_text, f"{key}.{PolicyRewriteFields.PATTERN}", problems, checked)
     if not isinstance(replacement, str):
         problems.append(f"field {key}.{PolicyRewriteFields.REPLACEMENT}: missing or not a string")
         return None
     if pattern is None:
         return None
+    if checked:
+        return _Rewrite(pattern, replacement)
     # Expand the replacement once against an empty pattern with the same groups, so a bad group
     # reference (\9, \g<missing>) fails at load time rather than on some later call.
-    names = {index: name for name, index in pattern.groupindex.items()}
+    compiled = pattern.get()
+    names = {index: name for name, index in compiled.groupindex.items()}
     shape = "".join(
-        f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1)
+        f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, compiled.groups + 1)
     )
     try:
         re.compile(shape).sub(replacement, "")
@@ -573,6 +600,13 @@ def _texts(value: object) -> Iterator[str]:
         yield json.dumps(value)
 
 
+def _fits(name: str, pattern: str) -> bool:
+    """fnmatchcase, without compiling a regex for a pattern that has no wildcard."""
+    if "*" in pattern or "?" in pattern or "[" in pattern:
+        return fnmatchcase(name, pattern)
+    return name == pattern
+
+
 def _tool_selected(patterns: tuple[str, ...], event: ToolCallEvent) -> bool:
     names = [name for name in (event.tool, event.meta.native_tool) if isinstance(name, str)]
     # The contract's MCP name rule (contract.md §3), less the double-underscore form.
@@ -582,11 +616,11 @@ def _tool_selected(patterns: tuple[str, ...], event: ToolCallEvent) -> bool:
         if not name.startswith(_DOUBLE_MCP) and call_class(name, None, None) == CallClasses.MCP
     ]
     for pattern in patterns:
-        if any(fnmatchcase(name, pattern) for name in names):
+        if any(_fits(name, pattern) for name in names):
             return True
         if pattern.startswith(_DOUBLE_MCP):
             single = pattern.replace("__", "_")
-            if any(fnmatchcase(name, single) for name in single_mcp):
+            if any(_fits(name, single) for name in single_mcp):
                 return True
     return False
 
@@ -609,7 +643,7 @@ class _Rewriter:
         """The value with the substitution applied to each string in it."""
         if isinstance(value, str):
             head = _head(value)
-            new = self.rewrite.pattern.sub(self.rewrite.replacement, head)
+            new = self.rewrite.pattern.get().sub(self.rewrite.replacement, head)
             if len(head) < len(value):
                 # Text past the scan limit is dropped, never passed on unscanned (issue 9).
                 self.cut = True
@@ -628,8 +662,9 @@ def _fails_closed(rule: _Rule) -> bool:
     return rule.decision in _BLOCKING and rule.on_unparsed == UnparsedOutcomes.MATCH
 
 
-def _matches_text(rule: _Rule, pattern: re.Pattern[str], value: object, why: list[str]) -> bool:
+def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bool:
     cut = False
+    pattern = lazy.get()
     for text in _texts(value):
         head = _head(text)
         found = pattern.search(head)
@@ -796,15 +831,13 @@ def _command_result(condition: _Command, command: Any, cwd: object) -> str | Non
         name = name.lower()
     parts = [f"{' '.join(command.via) + ' > ' if command.via else ''}{name}"]
     if condition.programs is not None and not any(
-        fnmatchcase(name, pattern) for pattern in condition.programs
+        _fits(name, pattern) for pattern in condition.programs
     ):
         return None
     if condition.piped_from is not None:
         if UNKNOWN_PROGRAM in command.piped_from:
             return _UNRESOLVED
-        upstream = [
-            p for p in command.piped_from if any(fnmatchcase(p, g) for g in condition.piped_from)
-        ]
+        upstream = [p for p in command.piped_from if any(_fits(p, g) for g in condition.piped_from)]
         if not upstream:
             return None
         parts.append(f"piped from {upstream[0]}")
@@ -816,7 +849,7 @@ def _command_result(condition: _Command, command: Any, cwd: object) -> str | Non
             return None
         if position == -1:
             return _UNRESOLVED
-        if not any(fnmatchcase(words[position], g) for g in condition.subcommands):
+        if not any(_fits(words[position], g) for g in condition.subcommands):
             return None
         parts.append(f"subcommand {words[position]}")
         words = words[position + 1 :]
@@ -901,14 +934,13 @@ def _options(
     return flags, positionals, dynamic
 
 
-def _positional_hit(
-    globs: tuple[tuple[str, re.Pattern[str]], ...], words: list[str], cwd: object
-) -> str | None:
+def _positional_hit(globs: tuple[_Lazy, ...], words: list[str], cwd: object) -> str | None:
     for word in words:
         forms = [word, _absolute(word, cwd)]
-        for text, pattern in globs:
+        for glob in globs:
+            pattern = glob.get()
             if any(pattern.match(form) for form in forms):
-                return f"argument {_short(word)!r} matched {text!r}"
+                return f"argument {_short(word)!r} matched {glob.pattern!r}"
     return None
 
 
@@ -939,7 +971,7 @@ def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[s
     hits = 0
     for path in paths:
         absolute = _absolute(path, event.meta.cwd)
-        glob = next((text for text, pattern in rule.paths if pattern.match(absolute)), None)
+        glob = next((g.pattern for g in rule.paths if g.get().match(absolute)), None)
         if glob is not None:
             hits += 1
             if not every:

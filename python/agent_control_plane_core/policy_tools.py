@@ -22,14 +22,14 @@ from ._generated.models.tool_call_event_schema import ToolCallEvent
 from .adapters import AGENT_IDS, adapter_for
 from .policy import Explanation, PolicyJudge, load_policy_judge, read_policy_file
 
-__all__ = ["TestRun", "explain_text", "fixtures_dir", "replay", "run_tests"]
+__all__ = ["Change", "HostRun", "describe", "explain_text", "fixtures_dir", "replay", "run_tests"]
 
 # fixtures/<host>.json of a source checkout: the host's own golden payloads are the templates a
 # test's canonical call is put into, so each host's real parse runs (no host names typed here).
 _CHECKOUT_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
-class TestRun(NamedTuple):
+class HostRun(NamedTuple):
     """One test on one host: what was expected and what the rules gave."""
 
     test: str
@@ -46,12 +46,12 @@ def fixtures_dir(given: str | None = None) -> Path | None:
     return folder if (folder / f"{AGENT_IDS[0]}.json").is_file() else None
 
 
-def run_tests(path: str, agents: Iterable[str] = (), fixtures: Path | None = None) -> list[TestRun]:
+def run_tests(path: str, agents: Iterable[str] = (), fixtures: Path | None = None) -> list[HostRun]:
     """Run every [[tests]] entry of a rule file on each host it names (all when it names none)."""
     judge = load_policy_judge(path)
     data = read_policy_file(path)
     chosen = tuple(agents)
-    runs: list[TestRun] = []
+    runs: list[HostRun] = []
     templates = _Templates(fixtures)
     for index, test in enumerate(data.get(PolicyFields.TESTS) or []):
         name = test.get(PolicyTestFields.NAME) or f"tests[{index}]"
@@ -70,13 +70,13 @@ def _run_one(
     agent: str,
     expected: str,
     templates: _Templates,
-) -> TestRun:
+) -> HostRun:
     if agent not in AGENT_IDS:
-        return TestRun(name, agent, expected, None, f"unknown host {agent!r}")
+        return HostRun(name, agent, expected, None, f"unknown host {agent!r}")
     try:
         event = templates.event(agent, _expanded(test))
     except _NoTemplate as exc:
-        return TestRun(name, agent, expected, None, str(exc), skipped=exc.skip)
+        return HostRun(name, agent, expected, None, str(exc), skipped=exc.skip)
     explanation = judge.explain(event)
     got = explanation.verdict.decision
     want_rule = test.get(PolicyTestFields.RULE)
@@ -87,7 +87,7 @@ def _run_one(
         explanation.rule is None or f"({want_rule!r})" not in explanation.rule
     ):
         problem = f"expected rule {want_rule!r} to decide, got {explanation.rule or 'no rule'}"
-    return TestRun(name, agent, expected, explanation, problem)
+    return HostRun(name, agent, expected, explanation, problem)
 
 
 def _expanded(test: Mapping[str, Any]) -> dict[str, Any]:
