@@ -171,10 +171,14 @@ def test_quotes_escapes_and_ansi_c_strings_are_removed_and_redirections_dropped(
     assert command.unresolved == frozenset()
 
 
-def test_expansions_are_marked_unresolved_and_quoted_variables_are_one_word() -> None:
-    (command,) = parse_script('rm $A "$B" "$(c)"').commands[-1:]
-    assert command.argv[1:] == ("$A", "$B", "$(c)")
-    assert command.unresolved == frozenset({1, 3})
+def test_expansions_are_unresolved_and_quoted_ones_stay_one_word_with_their_prefix() -> None:
+    (command,) = parse_script('rm $A "$B" "./$(c)" x"$@"').commands[-1:]
+    assert command.argv[1:] == ("$A", "$B", "./$(c)", "x$@")
+    assert command.unresolved == frozenset({1, 2, 3, 4})
+    # Unquoted $A and "$@" may become several words; "$B" and "./$(c)" are one word each.
+    assert command.one_word == {2: "", 3: "./"}
+    (named,) = parse_script('"$HOME/bin/tool" x').commands
+    assert named.unresolved == frozenset()
 
 
 def test_an_argument_vector_is_not_split_again() -> None:
@@ -412,8 +416,9 @@ def test_acp_policy_test_passes_the_shipped_set_on_every_host(
     assert "FAIL" not in out
     assert "on 9 host(s)" in out
     runs = run_tests(str(EXAMPLE), (), fixtures_dir())
-    forms = {run.test.split(":")[0] for run in runs if run.test.startswith("form ")}
-    assert len(forms) == 28 + 2  # 1-28, with 22 as three tests
+    # Every numbered form of hardening-findings.md §2.2 is among the file's own tests.
+    forms = {run.test.split()[1].rstrip(":,abc") for run in runs if run.test.startswith("form ")}
+    assert forms == {str(number) for number in range(1, 29)}
     assert {run.agent for run in runs if not run.skipped} == set(AGENT_IDS)
 
 

@@ -124,7 +124,7 @@ _RUNNERS: Final = frozenset({"eval", "find", "su"})
 class Command:
     """One simple command: its words after quote removal, and what the splitter could not resolve."""
 
-    __slots__ = ("argv", "piped_from", "unresolved", "via")
+    __slots__ = ("argv", "one_word", "piped_from", "unresolved", "via")
 
     def __init__(
         self,
@@ -132,10 +132,14 @@ class Command:
         unresolved: frozenset[int],
         piped_from: tuple[str, ...],
         via: tuple[str, ...],
+        one_word: dict[int, str] | None = None,
     ) -> None:
         self.argv = argv
         # Indexes of words whose value comes from an expansion the splitter does not run.
         self.unresolved = unresolved
+        # Of those, the quoted ones that stay one word, with their literal prefix: "./$d" cannot
+        # be an option, "$d" can.
+        self.one_word = one_word or {}
         # Programs earlier in the same pipeline (their basenames), for pipe-to-shell rules.
         self.piped_from = piped_from
         # Wrappers and shells it was found behind, outermost first (for explanations).
@@ -156,13 +160,24 @@ class Parsed:
 
 
 class _Word:
-    __slots__ = ("glob", "heredoc", "text", "unresolved")
+    __slots__ = ("glob", "heredoc", "known", "splits", "text", "unresolved")
 
-    def __init__(self, text: str, unresolved: bool, heredoc: int = -1, glob: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        unresolved: bool,
+        heredoc: int = -1,
+        *,
+        glob: bool = False,
+        splits: bool = False,
+        known: tuple[str, str] = ("", ""),
+    ) -> None:
         self.text = text
-        self.unresolved = unresolved
+        self.unresolved = unresolved  # part of the text comes from an expansion
         self.heredoc = heredoc  # index of the here-document this redirection reads, or -1
         self.glob = glob  # an unquoted * ? or [: as a command word it could name any program
+        self.splits = splits  # an unquoted expansion: it may become several words, or none
+        self.known = known  # the literal text before the first and after the last expansion
 
 
 class _Stop(Exception):
@@ -295,101 +310,128 @@ class _Lexer:
         """One word from the current position: quotes removed, expansions marked unresolved."""
         text = self.text
         parts: list[str] = []
-        unresolved = False
+        size = 0  # characters of the word so far
+        spans: list[tuple[int, int]] = []  # where the word's text comes from an expansion
+        splits = False  # an unquoted expansion: it may become any number of words
         glob = False
         while self.pos < len(text):
             found = _PLAIN.match(text, self.pos)
             if found:
                 parts.append(found.group())
+                size += len(parts[-1])
                 self.pos = found.end()
                 continue
             char = text[self.pos]
             if char in " \t\r\f\v\n;&|()<>":
                 if char in "<>" and text.startswith("(", self.pos + 1):
+                    start = self.pos
                     self.pos += 2
                     self._nested(")")  # <(...) and >(...) run their commands
-                    unresolved = True
+                    parts.append(text[start : self.pos])
+                    spans.append((size, size + len(parts[-1])))
+                    size += len(parts[-1])
                     continue
                 break
+            piece = ""
             if char == "#":
-                parts.append(char)  # only a word-initial # starts a comment
+                piece = char  # only a word-initial # starts a comment
                 self.pos += 1
             elif char in "*?[":
-                parts.append(char)
+                piece = char
                 self.pos += 1
                 glob = True
             elif char == "\\":
                 if self.pos + 1 < len(text):
                     if text[self.pos + 1] != "\n":
-                        parts.append(text[self.pos + 1])
+                        piece = text[self.pos + 1]
                     self.pos += 2
                 else:
-                    parts.append("\\")
+                    piece = "\\"
                     self.pos += 1
             elif char == "'":
                 end = text.find("'", self.pos + 1)
                 if end < 0:
                     self.state.problem("unbalanced single quote")
-                    parts.append(text[self.pos + 1 :])
+                    piece = text[self.pos + 1 :]
                     self.pos = len(text)
                 else:
-                    parts.append(text[self.pos + 1 : end])
+                    piece = text[self.pos + 1 : end]
                     self.pos = end + 1
             elif char == '"':
                 self.pos += 1
-                text_part, dynamic = self._double_quoted()
-                parts.append(text_part)
-                # A command substitution in quotes is still run; a variable in quotes stays one word.
-                unresolved = unresolved or dynamic
+                piece, inner, inner_splits = self._double_quoted()
+                spans += [(size + start, size + end) for start, end in inner]
+                splits = splits or inner_splits
             elif char == "`":
+                start = self.pos
                 self.pos += 1
                 self._backtick()
-                unresolved = True
+                piece = text[start : self.pos]
+                spans.append((size, size + len(piece)))
+                splits = True
             elif char == "$":
-                literal, dynamic = self._dollar(quoted=False)
-                parts.append(literal)
-                unresolved = unresolved or dynamic
+                piece, dynamic, _ = self._dollar(quoted=False)
+                if dynamic:
+                    spans.append((size, size + len(piece)))
+                    splits = True
             else:  # pragma: no cover - _PLAIN covers every other character
-                parts.append(char)
+                piece = char
                 self.pos += 1
-        return _Word("".join(parts), unresolved, -1, glob)
+            parts.append(piece)
+            size += len(piece)
+        word = "".join(parts)
+        if not spans:
+            return _Word(word, False, glob=glob)
+        return _Word(
+            word, True, glob=glob, splits=splits, known=(word[: spans[0][0]], word[spans[-1][1] :])
+        )
 
-    def _double_quoted(self) -> tuple[str, bool]:
+    def _double_quoted(self) -> tuple[str, list[tuple[int, int]], bool]:
+        """The text of a "..." string, where expansions sit in it, and whether one splits ("$@")."""
         text = self.text
         parts: list[str] = []
-        dynamic = False
+        size = 0
+        spans: list[tuple[int, int]] = []
+        splits = False
         while self.pos < len(text):
             end = self.pos
             while end < len(text) and text[end] not in '"\\$`':
                 end += 1
             parts.append(text[self.pos : end])
+            size += end - self.pos
             self.pos = end
             if end >= len(text):
                 break
             char = text[end]
             if char == '"':
                 self.pos += 1
-                return "".join(parts), dynamic
+                return "".join(parts), spans, splits
             if char == "\\":
                 following = text[end + 1 : end + 2]
-                if following in ('"', "\\", "$", "`"):
-                    parts.append(following)
-                elif following != "\n":
-                    parts.append("\\" + following)
+                piece = following if following in ('"', "\\", "$", "`") else ""
+                if not piece and following != "\n":
+                    piece = "\\" + following
                 self.pos += 2
-            elif char == "`":
+                parts.append(piece)
+                size += len(piece)
+                continue
+            start = self.pos
+            if char == "`":
                 self.pos += 1
                 self._backtick()
-                dynamic = True
+                piece, dynamic, piece_splits = text[start : self.pos], True, False
             else:
-                literal, substituted = self._dollar(quoted=True)
-                parts.append(literal)
-                dynamic = dynamic or substituted
+                piece, dynamic, piece_splits = self._dollar(quoted=True)
+            parts.append(piece)
+            if dynamic:
+                spans.append((size, size + len(piece)))
+                splits = splits or piece_splits
+            size += len(piece)
         self.state.problem("unbalanced double quote")
-        return "".join(parts), dynamic
+        return "".join(parts), spans, splits
 
-    def _dollar(self, *, quoted: bool) -> tuple[str, bool]:
-        """One $ form: its literal text and whether its value is unknown to the splitter."""
+    def _dollar(self, *, quoted: bool) -> tuple[str, bool, bool]:
+        """One $ form: its text, whether its value is unknown, and whether it splits in quotes."""
         text = self.text
         pos = self.pos
         following = text[pos + 1 : pos + 2]
@@ -397,30 +439,29 @@ class _Lexer:
             if text.startswith("((", pos + 1):
                 self.pos = pos + 3
                 self._nested(")", arithmetic=True)
-                return text[pos : self.pos], True
+                return text[pos : self.pos], True, False
             self.pos = pos + 2
             self._nested(")")
-            return text[pos : self.pos], True
+            return text[pos : self.pos], True, False
         if following == "{":
             self.pos = pos + 2
             self._braced()
-            return text[pos : self.pos], True
+            return text[pos : self.pos], True, text.startswith("${@", pos)
         if following == "'" and not quoted:
-            return self._ansi_c(), False
+            return self._ansi_c(), False, False
         if following == '"' and not quoted:
             self.pos = pos + 2
-            literal, dynamic = self._double_quoted()
-            return literal, dynamic
+            literal, spans, splits = self._double_quoted()
+            return literal, bool(spans), splits
         name = _NAME.match(text, pos + 1)
         if name:
             self.pos = name.end()
-            # A variable splits into any words when unquoted; quoted it is one word of unknown text.
-            return text[pos : self.pos], not quoted
+            return text[pos : self.pos], True, False
         if following and (following.isdigit() or following in "@*#?-$!"):
             self.pos = pos + 2
-            return text[pos : self.pos], not quoted
+            return text[pos : self.pos], True, following == "@"  # "$@" is one word per argument
         self.pos = pos + 1
-        return "$", False
+        return "$", False, False
 
     def _ansi_c(self) -> str:
         text = self.text
@@ -689,10 +730,14 @@ def _simple(
     if not (head.unresolved or head.glob) and head.text in _HEADERS:
         return []  # for/select/case headers and function names carry no command
     argv = tuple(word.text for word in words)
-    unresolved = frozenset(i for i, word in enumerate(words) if word.unresolved)
+    unresolved = {i for i, word in enumerate(words) if word.unresolved}
+    # "$HOME/bin/tool" is still tool: an expansion only in the directory leaves the name known.
+    if head.unresolved and not head.splits and "/" in head.known[1]:
+        unresolved.discard(0)
     if head.glob:
-        unresolved |= {0}  # /bin/r? could be any program
-    state.add(Command(argv, unresolved, piped_from, via))
+        unresolved.add(0)  # /bin/r? could be any program
+    one_word = {i: words[i].known[0] for i in unresolved if i and not words[i].splits}
+    state.add(Command(argv, frozenset(unresolved), piped_from, via, one_word))
     if 0 in unresolved:
         return [UNKNOWN_PROGRAM]
     name = basename(head.text)

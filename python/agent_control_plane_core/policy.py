@@ -854,7 +854,9 @@ def _command_result(condition: _Command, command: Any, cwd: object) -> str | Non
         parts.append(f"subcommand {words[position]}")
         words = words[position + 1 :]
         unresolved = {index - position - 1 for index in unresolved if index > position}
-    flags, positionals, dynamic = _options(condition, words, unresolved)
+    offset = len(argv) - 1 - len(words)  # words dropped before them (program, subcommand)
+    one_word = {i - 1 - offset: prefix for i, prefix in command.one_word.items()}
+    flags, positionals, dynamic, unknown = _options(condition, words, unresolved, one_word)
     missing = condition.all_flags - flags
     if missing or (condition.any_flags and not condition.any_flags & flags):
         return _UNRESOLVED if dynamic else None
@@ -865,7 +867,7 @@ def _command_result(condition: _Command, command: Any, cwd: object) -> str | Non
     if condition.args is not None:
         hit = _positional_hit(condition.args, positionals, cwd)
         if hit is None:
-            return _UNRESOLVED if dynamic else None
+            return _UNRESOLVED if dynamic or unknown else None
         parts.append(hit)
     return "command " + "; ".join(parts)
 
@@ -891,19 +893,24 @@ def _first_positional(condition: _Command, words: list[str], unresolved: set[int
 
 
 def _options(
-    condition: _Command, words: list[str], unresolved: set[int]
-) -> tuple[set[str], list[str], bool]:
-    """The flags (aliases applied), the positional words, and whether a word was unresolved."""
+    condition: _Command, words: list[str], unresolved: set[int], one_word: Mapping[int, str]
+) -> tuple[set[str], list[str], bool, bool]:
+    """The flags (aliases applied), the positional words, and whether an unresolved word could
+    be an option (dynamic) or is a positional argument of unknown text (unknown)."""
     flags: set[str] = set()
     positionals: list[str] = []
-    dynamic = False
+    dynamic = unknown = False
     index = 0
     aliases = condition.aliases
     options_end = False
     while index < len(words):
         word = words[index]
         if index in unresolved:
-            dynamic = True  # `rm $FLAGS /`: the word could be any option
+            prefix = one_word.get(index)
+            if options_end or (prefix and not prefix.startswith("-")):
+                unknown = True  # "./$d": one positional word of unknown text
+            else:
+                dynamic = True  # `rm $FLAGS /` or "$f": the word could be any option
             index += 1
             continue
         index += 1
@@ -931,7 +938,7 @@ def _options(
                 if offset == len(word):
                     index += 1  # the value is the next word
                 break
-    return flags, positionals, dynamic
+    return flags, positionals, dynamic, unknown
 
 
 def _positional_hit(globs: tuple[_Lazy, ...], words: list[str], cwd: object) -> str | None:
