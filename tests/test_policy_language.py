@@ -380,29 +380,30 @@ def test_a_cached_hook_call_does_not_import_tomllib(tmp_path: Path) -> None:
     policy.write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     script = f"""
 import json, sys
+if sys.argv[1] == "blocked":
+    sys.modules["tomllib"] = None  # any import of tomllib from here on raises ImportError
 from agent_control_plane_core.runtime import entry_adapter, judge_from_env, render_hook_response
 env = {{"ACP_POLICY": {str(policy)!r}}}
 adapter = entry_adapter("claude", env)
 payload = json.dumps({{"hook_event_name": "PreToolUse", "tool_name": "Bash",
     "tool_input": {{"command": "sudo rm -r -f /"}}}})
 response = render_hook_response(adapter, payload, judge_from_env(env))
-print(json.dumps([response.exit_code, "tomllib" in sys.modules]))
+print(json.dumps([response.exit_code, str(response.stderr)[:60]]))
 """
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
-    runs = [
-        json.loads(
-            subprocess.run(
-                [sys.executable, "-c", script],
-                capture_output=True,
-                text=True,
-                check=True,
-                env=clean,
-            ).stdout
+
+    def run(mode: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", script, mode], capture_output=True, text=True, env=clean
         )
-        for _ in range(2)
-    ]
-    # The first call parses the TOML and writes the cache; the second reads only the cache.
-    assert runs == [[2, True], [2, False]]
+
+    # Without a cache the TOML parser is needed: blocked, the policy cannot load.
+    first = run("blocked")
+    assert first.returncode != 0 and "tomllib" in first.stderr
+    # The first real call parses the TOML and writes the cache; later calls read only the cache.
+    assert json.loads(run("normal").stdout)[0] == 2
+    cached = run("blocked")
+    assert json.loads(cached.stdout) == [2, "policy: rm -rf is blocked"], cached.stderr
 
 
 # ---- acp policy test / explain / replay -------------------------------------------------------
@@ -497,3 +498,80 @@ def test_the_policy_modules_export_a_small_sorted_surface() -> None:
     ]
     for module in (_shell, policy, policy_cli, policy_tools):
         assert all(hasattr(module, name) for name in module.__all__), module.__name__
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("$'\\x72\\155' -rf /", ("rm", "-rf", "/")),
+        ("$'\\u0072m\\t' x", ("rm\t", "x")),
+        ("su -c 'rm -rf /' root", ("rm", "-rf", "/")),
+        ("su --command='rm -rf /'", ("rm", "-rf", "/")),
+        ("watch -n 1 rm -rf /", ("rm", "-rf", "/")),
+        ("echo ${x:-$(rm -rf /)}", ("rm", "-rf", "/")),
+        ("echo `echo \\`rm -rf /\\``", ("rm", "-rf", "/")),
+        ("bash -o posix --rcfile f -c 'rm -rf /'", ("rm", "-rf", "/")),
+        ("env --split-string='rm -rf /'", ("rm", "-rf", "/")),
+        ("sudo --user root --chdir=/ -- rm -rf /", ("rm", "-rf", "/")),
+        ("nice -10 time -p rm -rf /", ("rm", "-rf", "/")),
+        ("xargs --max-args 1 -P4 rm -rf", ("rm", "-rf")),
+        ("cat <<-EOF | bash\n\trm -rf /\n\tEOF", ("rm", "-rf", "/")),
+        ("ls 3>&1 &>/dev/null; rm -rf /", ("rm", "-rf", "/")),
+        ("(( n = 1 + 2 )); rm -rf /", ("rm", "-rf", "/")),
+    ],
+)
+def test_the_splitter_reaches_the_command_behind_each_form(
+    line: str, expected: tuple[str, ...]
+) -> None:
+    found = [command.argv for command in parse_script(line).commands]
+    assert expected in found, found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'eval "$X"',
+        'sh -c "$X"',
+        'bash "$SCRIPT"',
+        'su -c "$X"',
+        "cat x | bash",
+        "echo $(( 1 + $(cat n) )) | $SHELL",
+    ],
+)
+def test_a_script_the_splitter_cannot_see_is_an_unresolved_command(line: str) -> None:
+    assert any(0 in command.unresolved for command in parse_script(line).commands), line
+
+
+def test_the_splitter_bounds_nesting_through_eval_and_sh() -> None:
+    assert parse_script("eval " * 40 + "rm -rf /").problems
+    assert parse_script("bash script.sh").commands[0].argv == ("bash", "script.sh")
+    assert len(parse_script("sh -c").commands) == 1
+
+
+def test_the_policy_commands_report_usage_and_input_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps(pre_tool("claude", "Bash", {"command": "ls"})), encoding="utf-8")
+    assert main(["policy", "explain", str(EXAMPLE), str(payload), "--agent", "claude"]) == 0
+    assert "rule:     none matched (default allow)" in capsys.readouterr().out
+    assert main(["policy", "explain", str(EXAMPLE), str(payload)]) == 2
+    assert main(["policy", "explain", str(EXAMPLE), "{not json", "--agent", "claude"]) == 2
+    assert main(["policy", "explain", str(EXAMPLE), str(tmp_path / "no"), "--agent", "amp"]) == 2
+    assert main(["policy", "replay", str(EXAMPLE)]) == 2
+    assert main(["policy", "replay", str(EXAMPLE), str(tmp_path / "no.jsonl")]) == 2
+    assert main(["policy", "test", str(EXAMPLE), "--fixtures", str(tmp_path)]) == 2
+    assert main(["policy", "test", str(tmp_path / "missing.toml")]) == 2
+    empty = tmp_path / "empty.toml"
+    empty.write_text("rules = []\n", encoding="utf-8")
+    assert main(["policy", "test", str(empty)]) == 1
+    err = capsys.readouterr().err
+    assert "usage: acp policy explain" in err and "not JSON" in err and "cannot read" in err
+    assert "no [[tests]] to run" in err
+
+
+def test_a_test_without_fixtures_is_skipped_not_passed(tmp_path: Path) -> None:
+    runs = run_tests(str(EXAMPLE), ["claude"], None)
+    assert runs and all(run.skipped for run in runs if run.problem)
+    # Native payload tests need no fixtures; only they ran.
+    assert {run.test for run in runs if not run.skipped} <= {"native payload: Copilot toolArgs"}
