@@ -362,6 +362,12 @@ def test_the_cache_is_written_reused_and_invalidated_by_a_change(tmp_path: Path)
     assert load_policy_judge(str(path))(shell_event("claude", "ls")).reason == "two"
     cache.write_text("{broken")
     assert load_policy_judge(str(path))(shell_event("claude", "ls")).reason == "two"
+    # A cache whose rules do not compile is ignored in favour of the TOML file.
+    load_policy_judge(str(path))  # rewrites the broken cache
+    data = json.loads(cache.read_text())
+    data["policy"]["rules"][0]["decision"] = "block"
+    cache.write_text(json.dumps(data))
+    assert load_policy_judge(str(path))(shell_event("claude", "ls")).reason == "two"
 
 
 def test_an_unwritable_cache_compiles_in_memory_without_error(tmp_path: Path) -> None:

@@ -190,6 +190,11 @@ def load_policy_judge(path: str) -> PolicyJudge:
     data, cached = _cached_data(path)
     # A cache is written only for a file that compiled: its patterns need no check again.
     rules, problems = _compile(data, checked=cached)
+    if problems and cached:
+        # A cache edited by hand or by another version: the TOML file is the source of truth.
+        with open(path, "rb") as policy_file:
+            data = _parse_toml(path, policy_file.read())
+        rules, problems = _compile(data)
     if problems:
         raise JudgeLoadError(f"policy {path}: " + "; ".join(problems) + f"; {_FIX}")
     return PolicyJudge(rules, path)
