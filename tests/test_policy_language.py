@@ -581,3 +581,85 @@ def test_a_test_without_fixtures_is_skipped_not_passed(tmp_path: Path) -> None:
     assert runs and all(run.skipped for run in runs if run.problem)
     # Native payload tests need no fixtures; only they ran.
     assert {run.test for run in runs if not run.skipped} <= {"native payload: Copilot toolArgs"}
+
+
+def test_policy_tests_report_each_kind_of_problem(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        """
+tests = [
+  { name = "unknown host", agents = ["nohost"], tool = "Bash", input = { command = "ls" }, expect = "allow" },
+  { name = "no call", agents = ["claude"], expect = "allow" },
+  { name = "wrong rule", agents = ["claude"], tool = "Bash", input = { command = "rm -rf /" }, expect = "deny", rule = "other" },
+  { name = "no rule decides", agents = ["claude"], tool = "Bash", input = { command = "ls" }, expect = "allow", rule = "no-rm" },
+  { name = "cwd and long input", agents = ["cursor", "kiro"], tool = "Read", input = { file_path = "x/<P>.env" }, cwd = "/w", expand = { marker = "<P>", text = "../", times = 3 }, expect = "allow" },
+  { name = "output on every host", tool = "Bash", input = { command = "cat" }, output = "plain", expect = "allow" },
+  { name = "amp delegate payload", agents = ["amp"], payload = { tool = "Bash", input = { cmd = "rm -rf /" } }, expect = "deny", rule = "no-rm" },
+]
+
+[[rules]]
+name = "no-rm"
+tools = ["Bash"]
+command = { program = ["rm"] }
+decision = "deny"
+""",
+        encoding="utf-8",
+    )
+    runs = {(run.test, run.agent): run for run in run_tests(str(path), (), fixtures_dir())}
+    assert runs["unknown host", "nohost"].problem == "unknown host 'nohost'"
+    assert "neither a tool nor a payload" in str(runs["no call", "claude"].problem)
+    assert "expected rule 'other'" in str(runs["wrong rule", "claude"].problem)
+    assert "got no rule" in str(runs["no rule decides", "claude"].problem)
+    assert runs["cwd and long input", "cursor"].problem is None
+    assert runs["amp delegate payload", "amp"].problem is None
+    output = [run for (name, _), run in runs.items() if name == "output on every host"]
+    assert [run.agent for run in output if run.skipped] == ["amp"]
+    assert all(run.problem is None for run in output if not run.skipped)
+
+
+def test_replay_skips_records_it_cannot_read(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"agent": "claude", "event": {"event": "pre_tool"}, "verdict": None}),
+        json.dumps([1, 2]),
+        json.dumps(
+            {"agent": "claude", "event": shell_event("claude", "ls").to_dict(), "verdict": None}
+        ),
+    ]
+    total, changes, per_rule = replay(example(), lines)
+    # The first record is no event; the third had no verdict (a failure), and now allows.
+    assert total == 1 and [change.before for change in changes] == ["None"]
+    assert per_rule == {"(no rule: allow)": [1, 1]}
+
+
+def test_payload_building_helpers_find_the_input_and_the_response_wherever_they_sit() -> None:
+    from agent_control_plane_core import policy_tools as tools
+
+    old = {"command": "ls"}
+    nested = {"a": {"b": {"cmd": "ls"}}, "n": 1}
+    assert tools._replace_input(nested, old, {"cmd": "command"}, {"cmd": "x"}) == (
+        {"a": {"b": {"cmd": "x"}}, "n": 1},
+        True,
+    )
+    as_text = {"args": '{"command": "ls"}', "bad": "{oops"}
+    replaced, done = tools._replace_input(as_text, old, {}, {"command": "x"})
+    assert done and json.loads(replaced["args"]) == {"command": "x"}
+    assert tools._replace_input({"bad": "{oops"}, old, {}, {}) == ({"bad": "{oops"}, False)
+    assert tools._replace_input(["not", "a", "dict"], old, {}, {}) == (["not", "a", "dict"], False)
+    response = {"r": {"out": ["a", "", {"x": "b"}], "code": 0}}
+    filled, done = tools._replace_response({"p": response}, response, "T")
+    assert done and filled == {"p": {"r": {"out": ["T", "", {"x": "T"}], "code": 0}}}
+    assert tools._replace_response({"p": 1}, response, "T") == ({"p": 1}, False)
+    assert tools._replace_response("text", response, "T") == ("text", False)
+    assert tools._holds([{"a": "T"}], "T") and not tools._holds(3, "T")
+    assert tools._replace_value("x", "a", "b") == "x"
+
+
+def test_a_call_no_host_template_can_express_is_a_test_problem(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'tests = [{ name = "native name", agents = ["claude"], tool = "run_shell_command",'
+        ' input = { command = "ls" }, expect = "allow" }]\n[[rules]]\ndecision = "allow"\n',
+        encoding="utf-8",
+    )
+    (run,) = run_tests(str(path), (), fixtures_dir())
+    assert not run.skipped and "cannot build a claude pre_tool payload" in str(run.problem)

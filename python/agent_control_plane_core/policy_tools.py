@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from ._generated.constants import (
     TOOL_ALIASES,
     AuditRecordFields,
+    CallClasses,
     EventKinds,
     PolicyExpandFields,
     PolicyFields,
@@ -169,9 +170,10 @@ class _Templates:
             for case in self.load(agent)
             if case["event"][ToolCallEventFields.EVENT] == kind
             and isinstance(case["event"].get(ToolCallEventFields.TOOL), str)
-            and case.get("call_class", "builtin") == "builtin"
-            and case["event"].get(ToolCallEventFields.THIS_CALL_VETOABLE, True)
+            and case.get("call_class") in (None, CallClasses.BUILTIN)
         ]
+        # A vetoable case first: the template should be a call the host lets the hook decide.
+        usable.sort(key=lambda case: not case["event"].get(ToolCallEventFields.THIS_CALL_VETOABLE))
         usable.sort(key=lambda case: case["event"][ToolCallEventFields.TOOL] != tool)
         if not usable:
             raise _NoTemplate(f"{agent} has no {kind} event", skip=True)
@@ -221,6 +223,8 @@ class _Templates:
             return None
         if any(event.input.get(key) != value for key, value in tool_input.items()):
             return None
+        if output is not None and not _holds(event.response, str(output)):
+            return None  # the template had no text field to carry the output
         return event
 
 
@@ -284,20 +288,25 @@ def _replace_response(native: Any, old_response: object, output: str) -> tuple[A
     return native, False
 
 
-def _with_text(value: Any, output: str) -> Any:
+def _holds(value: object, text: str) -> bool:
     if isinstance(value, str):
-        return output
+        return value == text
     if isinstance(value, dict):
-        replaced = dict(value)
-        for key, item in value.items():
-            if isinstance(item, str) and item:
-                replaced[key] = output
-                return replaced
-        for key, item in value.items():
-            if isinstance(item, dict):
-                replaced[key] = _with_text(item, output)
-                return replaced
-    return output
+        return any(_holds(item, text) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds(item, text) for item in value)
+    return False
+
+
+def _with_text(value: Any, output: str) -> Any:
+    """The response with the output in every non-empty string of it (the host's text fields)."""
+    if isinstance(value, str):
+        return output if value else value
+    if isinstance(value, dict):
+        return {key: _with_text(item, output) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_text(item, output) for item in value]
+    return value
 
 
 # ---- explain ----------------------------------------------------------------------------------
