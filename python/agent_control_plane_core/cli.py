@@ -510,9 +510,20 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    sub = command("policy", _cmd_policy, "Check policy rule files against policy.schema.json.")
-    sub.add_argument("action", choices=["check"])
-    sub.add_argument("files", nargs="+", metavar="FILE", help="TOML rule file(s)")
+    sub = command(
+        "policy",
+        _cmd_policy,
+        "Check rule files, run their tests, explain a decision, replay an audit log.",
+    )
+    sub.add_argument("action", choices=["check", "test", "explain", "replay"])
+    sub.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="check/test: rule file(s); explain: RULES PAYLOAD (- reads stdin); replay: RULES AUDIT",
+    )
+    sub.add_argument("--agent", action="append", choices=AGENT_IDS, help="host(s) to run on")
+    sub.add_argument("--fixtures", metavar="DIR", help="host fixture folder for test payloads")
     sub = command("audit", _cmd_audit, "Summarize an audit log: counts and the slowest calls.")
     sub.add_argument("path", metavar="PATH", help="the ACP_AUDIT_LOG file; - reads stdin")
     sub.add_argument("--slowest", type=int, default=5, help="how many slow calls to list")
@@ -549,6 +560,10 @@ def console_main() -> None:
 def _cmd_policy(args: argparse.Namespace) -> int:
     from .policy import check_policy_file
 
+    if args.action != "check":
+        from .policy_cli import policy_command
+
+        return policy_command(args.action, args.files, args.agent or [], args.fixtures)
     failed = 0
     for name in args.files:
         problems = check_policy_file(name)
