@@ -306,10 +306,17 @@ def _cmd_new_adapter(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     for path in written:
         print(f"wrote {path}")
+    name = args.name
     print(
-        f"next: fill in the declaration from the host's docs, run `make codegen`, write parse and"
-        f" render, add golden cases to fixtures/{args.name}.json until the test passes, then add"
-        f" the acp-{args.name}-hook entry (hooks.py, pyproject [project.scripts])"
+        f"next (docs/adapter-authoring.md explains every step):\n"
+        f"  1. fill in schema/control-plane/v1/hosts/{name}.json from the host's hook docs,"
+        f" then run `make codegen`\n"
+        f"  2. write parse and render in python/agent_control_plane_core/adapters/{name}.py\n"
+        f"  3. add golden cases to fixtures/{name}.json until"
+        f" `.venv/bin/python -m pytest tests/test_adapter_{name}.py` passes; include one vetoable"
+        f" pre_tool shell call (tool Bash): the demo and the hook tests send it\n"
+        f"  4. `make test` and `make demo` (pyproject.toml already names acp-{name}-hook;"
+        f" make reinstalls the package when it changes)"
     )
     return 0
 

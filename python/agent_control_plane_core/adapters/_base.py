@@ -152,6 +152,9 @@ class HostAdapter:
         self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
         # The body a failed hook entry prints, for a host that reads one (hosts/<agent>.json).
         self.FAILURE_STDOUT: Mapping[str, object] | None = decl.FAILURE_STDOUT
+        # ACP_FAIL_CLOSED=1 sends the host's own block signal (hosts/<agent>.json block_response).
+        self.BLOCK_EXIT_CODE: int = decl.BLOCK_EXIT_CODE
+        self.BLOCK_STDOUT: Mapping[str, object] | None = decl.BLOCK_STDOUT
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
