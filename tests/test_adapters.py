@@ -28,17 +28,9 @@ ODD_VALUES: list[Any] = [None, True, 0, -1.5, "", "x", [], [1, {}], {}, {"a": No
 
 
 def test_agent_ids_are_the_declared_hosts() -> None:
-    assert AGENT_IDS == (
-        "amp",
-        "claude",
-        "codex",
-        "copilot",
-        "cursor",
-        "factory",
-        "gemini",
-        "kiro",
-        "qwen",
-    )
+    # The shipped hosts stay; a new declaration adds its id without an edit here.
+    shipped = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "kiro", "qwen")
+    assert set(shipped) <= set(AGENT_IDS)
     assert tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json"))) == AGENT_IDS
 
 
