@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_control_plane_core import MODELED_TOOL_INPUT_KEYS
+from agent_control_plane_core import AGENT_IDS, MODELED_TOOL_INPUT_KEYS, adapter_for
+from agent_control_plane_core._generated.constants import TOOL_ALIASES
 from agent_control_plane_core.cli import bridge_line, main
 
 from conftest import REPO, behaviour_lines
@@ -200,7 +201,40 @@ def test_keys_prints_the_published_map_and_one_tool() -> None:
     assert acp("keys", "run_shell_command").stdout.strip() == MODELED_TOOL_INPUT_KEYS["Bash"]
     unknown = acp("keys", "NoSuchTool")
     assert unknown.returncode == 2
-    assert "known tools:" in unknown.stderr
+    assert "no input key is published for tool 'NoSuchTool'; known:" in unknown.stderr
+    # N16: a host-scoped native name the README names (Factory's Execute) resolves too.
+    assert acp("keys", "Execute").stdout.strip() == MODELED_TOOL_INPUT_KEYS["Bash"]
+    assert acp("keys", "--agent", "claude", "Execute").returncode == 2
+
+
+def _keys(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["keys", *argv]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_keys_agrees_with_the_adapter_and_the_published_map_on_native_names(
+    agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    adapter = (
+        adapter_for(agent, codex_version="0.150.0") if agent == "codex" else adapter_for(agent)
+    )
+    table = json.loads(_keys(capsys, "--agent", agent))
+    # Every name the adapter maps (global and host aliases) gets its canonical tool's key.
+    for native, canonical in {**TOOL_ALIASES, **adapter.TOOL_ALIASES}.items():
+        assert table[native] == MODELED_TOOL_INPUT_KEYS[canonical], native
+        assert _keys(capsys, "--agent", agent, native).strip() == table[native]
+    for canonical, key in MODELED_TOOL_INPUT_KEYS.items():
+        assert table[canonical] == key
+    # Through a real parse: the host's own shell tool name reads the key the event carries.
+    event = adapter.parse(PRE_TOOL[agent])
+    native_tool = event.meta.native_tool
+    assert isinstance(native_tool, str) and isinstance(event.tool, str)
+    assert (
+        table.get(native_tool, MODELED_TOOL_INPUT_KEYS.get(native_tool))
+        == (MODELED_TOOL_INPUT_KEYS[event.tool])
+    )
+    assert MODELED_TOOL_INPUT_KEYS[event.tool] in event.input
 
 
 def test_schema_path_points_at_the_installed_document() -> None:

@@ -6,13 +6,13 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
 
 from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
-from .adapters import AGENT_IDS, Adapter
+from .adapters import AGENT_IDS, Adapter, adapter_for
 from .contract import json_bytes, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
@@ -228,14 +228,35 @@ def _validation_problems(iter_errors: Callable[[Any], Iterable[Any]], name: str)
     return problems
 
 
+def _tool_names(agent: str | None) -> dict[str, str]:
+    """Every name a judge may ask about -> its canonical tool, as the adapters resolve it."""
+    names = {tool: tool for tool in MODELED_TOOL_INPUT_KEYS}
+    names.update(TOOL_ALIASES)
+    hosts = AGENT_IDS if agent is None else (agent,)
+    seen: dict[str, set[str]] = {}
+    for host in hosts:
+        aliases: Mapping[str, str] = getattr(adapter_for(host), "TOOL_ALIASES", {})
+        for native, canonical in aliases.items():
+            seen.setdefault(native, set()).add(canonical)
+    # Without --agent a host-scoped name counts only where every host that uses it agrees.
+    names.update({native: targets.pop() for native, targets in seen.items() if len(targets) == 1})
+    return names
+
+
 def _cmd_keys(args: argparse.Namespace) -> int:
+    names = _tool_names(args.agent)
     if args.tool is None:
-        print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        if args.agent is None:
+            print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        else:
+            keys = {name: MODELED_TOOL_INPUT_KEYS[tool] for name, tool in names.items()}
+            print(json.dumps(keys, indent=2, sort_keys=True))
         return 0
-    tool = TOOL_ALIASES.get(args.tool, args.tool)
-    if tool not in MODELED_TOOL_INPUT_KEYS:
-        known = ", ".join(sorted(MODELED_TOOL_INPUT_KEYS))
-        raise UsageError(f"no input key is published for tool {args.tool!r}; known tools: {known}")
+    tool = names.get(args.tool)
+    if tool is None:
+        known = ", ".join(sorted(names))
+        where = f" on {args.agent}" if args.agent else ""
+        raise UsageError(f"no input key is published for tool {args.tool!r}{where}; known: {known}")
     print(MODELED_TOOL_INPUT_KEYS[tool])
     return 0
 
@@ -394,8 +415,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
     sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
     sub.add_argument("files", nargs="+", metavar="FILE", help="JSON file(s); - reads stdin")
-    sub = command("keys", _cmd_keys, "Print the input key a judge reads per canonical tool.")
-    sub.add_argument("tool", nargs="?", help="one tool (canonical or aliased name); default: all")
+    sub = command("keys", _cmd_keys, "Print the input key a judge reads per tool.")
+    sub.add_argument(
+        "tool", nargs="?", help="one tool: canonical or native name (e.g. Execute); default: all"
+    )
+    sub.add_argument(
+        "--agent", choices=AGENT_IDS, help="resolve native names as this host's adapter does"
+    )
     sub = command(
         "schema-path", _cmd_schema_path, "Print the path of an installed schema document."
     )
