@@ -312,3 +312,21 @@ def test_bridge_answers_a_last_line_without_newline_and_a_long_line() -> None:
     assert len(answers) == 2
     assert len(answers[0]["event"]["input"]["command"]) == 200_000
     assert answers[1]["event"]["meta"]["agent"] == "amp"
+
+
+def test_install_refuses_a_judge_or_policy_that_cannot_run_and_names_the_demo_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # N2: registering what cannot run would fail every call with the host's failure posture.
+    assert main(["install", "claude", "--root", str(tmp_path), "--judge", "nomod:judge"]) == 2
+    assert "cannot import 'nomod'" in capsys.readouterr().err
+    missing = str(tmp_path / "missing.toml")
+    assert main(["install", "claude", "--root", str(tmp_path), "--policy", missing]) == 2
+    assert "nothing registered" in capsys.readouterr().err
+    assert not (tmp_path / ".claude").exists()
+    # N38: a mistyped root is refused, not created.
+    typo = tmp_path / "typo"
+    assert main(["install", "claude", "--root", str(typo)]) == 2
+    assert not typo.exists()
+    assert main(["install", "claude", "--root", str(tmp_path), "--dry-run"]) == 0
+    assert "demo judge, which blocks only shell commands matching rm -rf" in capsys.readouterr().err

@@ -287,9 +287,39 @@ def _cmd_hook(args: argparse.Namespace) -> int:
     run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
 
 
+def _check_judge(args: argparse.Namespace) -> None:
+    """Refuse to register a judge that cannot run: every call would get the failure posture."""
+    from .runtime import JudgeLoadError, load_judge
+
+    try:
+        if args.policy is not None:
+            from .policy import load_policy_judge
+
+            load_policy_judge(args.policy)
+        elif args.judge is not None:
+            load_judge(args.judge)
+    except JudgeLoadError as exc:
+        # N2: the hook would only say so on its own stderr, call after call, while the call runs.
+        raise UsageError(
+            f"{exc}; nothing registered (the hook loads it the same way, in this environment,"
+            " on every call)"
+        ) from exc
+    if args.policy is None and args.judge is None and args.host != "amp":
+        print(
+            "note: no --judge or --policy: registering the demo judge, which blocks only"
+            " shell commands matching rm -rf",
+            file=sys.stderr,
+        )
+
+
 def _cmd_install(args: argparse.Namespace) -> int:
     from .install import InstallError, plan_install
 
+    _check_judge(args)
+    for option, folder in (("--root", args.root), ("--home", args.home)):
+        if folder is not None and not folder.is_dir():
+            # N38: a mistyped folder would be created and the hook registered where no host looks.
+            raise UsageError(f"{option} {folder} is not an existing folder; nothing registered")
     try:
         plan = plan_install(
             args.host,
