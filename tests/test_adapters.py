@@ -1,4 +1,4 @@
-"""Adapter registry, declarations and parse robustness across the four hosts."""
+"""Adapter registry, declarations and parse robustness across every declared host."""
 
 from __future__ import annotations
 

@@ -330,3 +330,20 @@ def test_install_refuses_a_judge_or_policy_that_cannot_run_and_names_the_demo_ju
     assert not typo.exists()
     assert main(["install", "claude", "--root", str(tmp_path), "--dry-run"]) == 0
     assert "demo judge, which blocks only shell commands matching rm -rf" in capsys.readouterr().err
+
+
+def test_parse_says_when_the_payload_is_not_an_object() -> None:
+    listed = acp("parse", "--agent", "claude", stdin="[1]")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["event"] == "unknown"
+    assert listed.stderr.strip() == "acp parse: the payload is a JSON array, not an object"
+    assert acp("parse", "--agent", "claude", stdin="{}").stderr == ""
+
+
+def test_audit_of_a_file_without_one_record_exits_1(tmp_path: Path) -> None:
+    log = tmp_path / "x.jsonl"
+    log.write_text("[1,2]\n")
+    run = acp("audit", str(log))
+    assert run.returncode == 1 and "holds no audit record" in run.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert acp("audit", str(empty)).returncode == 0

@@ -1,4 +1,4 @@
-"""The policy judge: one rule file, the same decision for the same call on every host (issue 9)."""
+"""The policy judge: one rule file, the same decision for the same call on every host."""
 
 from __future__ import annotations
 

@@ -171,8 +171,26 @@ def _stdin_payload() -> Any:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     adapter = entry_adapter(args.agent, codex_version=args.codex_version)
-    _print_json(adapter.parse(_stdin_payload()).to_dict())
+    payload = _stdin_payload()
+    if not isinstance(payload, dict):
+        # N42: parse never raises (the contract), but a CLI user should see why it is unknown.
+        kind = type(payload).__name__
+        print(
+            f"acp parse: the payload is a JSON {_JSON_NAMES.get(kind, kind)}, not an object",
+            file=sys.stderr,
+        )
+    _print_json(adapter.parse(payload).to_dict())
     return 0
+
+
+_JSON_NAMES = {
+    "list": "array",
+    "str": "string",
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "NoneType": "null",
+}
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -561,10 +579,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
     try:
         if args.path == "-":
-            print(summarize(sys.stdin, slowest=args.slowest))
+            text = summarize(sys.stdin, slowest=args.slowest)
         else:
             with open(args.path, encoding="utf-8", errors="replace") as log:
-                print(summarize(log, slowest=args.slowest))
+                text = summarize(log, slowest=args.slowest)
     except OSError as exc:
         raise UsageError(f"cannot read {args.path} ({exc.strerror or exc})") from exc
+    print(text)
+    # N41: a file with lines but not one audit record is not an audit log.
+    if text.startswith("0 call(s), "):
+        print(f"acp audit: {args.path} holds no audit record", file=sys.stderr)
+        return 1
     return 0

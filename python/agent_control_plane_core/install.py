@@ -185,6 +185,17 @@ def _command(request: _Request, kind: str) -> tuple[str, bool]:
     return shlex.join(request.argv if closed else request.plain_argv), closed
 
 
+def _dump_like(settings: Any, before: str | None) -> str:
+    """The settings as JSON, indented as the file already was (N36: a small diff), else by 2."""
+    indent: int | str = 2
+    if before:
+        first = next((line for line in before.splitlines()[1:] if line.strip()), "")
+        lead = first[: len(first) - len(first.lstrip())]
+        if lead == "\t" or (lead and set(lead) == {" "}):
+            indent = "\t" if lead == "\t" else len(lead)
+    return json.dumps(settings, indent=indent, ensure_ascii=False) + "\n"
+
+
 def _no_fail_closed(request: _Request, host_name: str) -> tuple[str, ...]:
     """The note for a host without a fail-closed option, when --fail-closed was asked."""
     if not request.fail_closed:
@@ -208,7 +219,7 @@ def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tup
             # A hook that never starts still blocks (host-protocols.md §1, v2.1.295+).
             handler["onFailure"] = "block"
         _merge_handler(_child(hooks, event, list, request.path), handler, request.host)
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
+    return _dump_like(settings, before), before
 
 
 def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -326,7 +337,7 @@ def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         "The delegate rule is first, so every call reaches the guard; a guard's allow (exit 0)"
         " then allows the call, ahead of your later rules.",
     )
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
+    return _dump_like(settings, before), before, notes
 
 
 def _flat_hooks(
@@ -346,7 +357,7 @@ def _flat_hooks(
                 break
         else:
             handlers.append(handler)
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
+    return _dump_like(settings, before), before
 
 
 def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:

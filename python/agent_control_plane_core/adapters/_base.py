@@ -122,7 +122,7 @@ class NativeFields:
 
 
 class HostAdapter:
-    """Base of the four shipped adapters: declaration constants plus the shared parse tail."""
+    """Base of the shipped adapters: declaration constants plus the shared parse tail."""
 
     DECLARATION: ModuleType
     OPTIONS: ClassVar[frozenset[str]] = frozenset()
@@ -159,7 +159,7 @@ class HostAdapter:
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Shared adapters are certified by conformance; a later assignment would change every
-        # caller's answers (seed: freeze the declarations), so only configure() makes a variant.
+        # caller's answers, so only configure() makes a variant.
         if getattr(self, "_frozen", False):
             raise AttributeError(
                 f"{type(self).__name__} is immutable: use configure(...) for a new adapter"
