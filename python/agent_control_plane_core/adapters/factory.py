@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Final
-
-from .._generated.constants import MODELED_TOOL_INPUT_KEYS
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .._generated.constants import MODELED_TOOL_INPUT_KEYS
 from .._generated.hosts import factory as declaration
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from ._base import NativeFields
