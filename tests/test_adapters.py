@@ -29,7 +29,18 @@ ODD_VALUES: list[Any] = [None, True, 0, -1.5, "", "x", [], [1, {}], {}, {"a": No
 
 def test_agent_ids_are_the_declared_hosts() -> None:
     # The shipped hosts stay; a new declaration adds its id without an edit here.
-    shipped = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "kiro", "qwen")
+    shipped = (
+        "amp",
+        "claude",
+        "codex",
+        "copilot",
+        "cursor",
+        "factory",
+        "gemini",
+        "kiro",
+        "opencode",
+        "qwen",
+    )
     assert set(shipped) <= set(AGENT_IDS)
     assert tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json"))) == AGENT_IDS
 

@@ -62,6 +62,9 @@ def pre_tool(agent: str, tool: str, tool_input: dict[str, Any]) -> Any:
     if agent == "cursor":
         tool = {"Bash": "Shell"}.get(tool, tool)
         return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
+    if agent == "opencode":
+        tool = {"Bash": "bash"}.get(tool, tool)
+        return {"event": "tool.execute.before", "tool": tool, "args": tool_input}
     return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
 
 
@@ -325,7 +328,8 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
         assert not response.enforced and response.exit_code == 0
     else:
         assert verdict.decision == "deny"
-        assert verdict.mutated_output is ABSENT
+        # M9: the redacted form stays on the verdict, so the audit log never stores the key.
+        assert REDACTED in json.dumps(verdict.mutated_output)
         assert agent in str(verdict.reason) and "mutated_output" in str(verdict.reason)
         # Where the host cannot block after the tool (CC-1, FD-5, QW-4) the deny is feedback.
         assert response.enforced is event.this_call_vetoable
@@ -718,7 +722,9 @@ def test_the_policy_demo_shows_one_decision_per_call_on_every_host() -> None:
         a for a in AGENT_IDS if "mutated_output" not in _adapter(a).UNRENDERED_FIELDS["post_tool"]
     }
     assert {a for a, d in post.items() if d == "allow"} == carries
-    assert (post["amp"], post["claude"], post["gemini"]) == ("-", "allow", "allow")
+    assert (post["amp"], post["claude"], post["gemini"], post["opencode"]) == ("-",) + (
+        "allow",
+    ) * 3
     assert set(post.values()) - {"-"} <= {"allow", "deny"}
     missing = sum(cell == "-" for cell in post.values())
     assert f"{4 * len(AGENT_IDS) - missing} call(s)" in result.stdout

@@ -43,6 +43,7 @@ RUNTIME = [
     "CODEX_VERSION_ENV",
     "FAIL_CLOSED_ENV",
     "JUDGE_ENV",
+    "ON_UNRENDERED_ENV",
     "POLICY_ENV",
     "TIMEOUT_ENV",
     "HookAnswer",

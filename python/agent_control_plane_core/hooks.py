@@ -62,6 +62,11 @@ def copilot_main() -> NoReturn:
     main_for("copilot")
 
 
+def opencode_main() -> NoReturn:
+    """acp-opencode-hook (run by the plugin acp install opencode writes, one call per process)."""
+    main_for("opencode")
+
+
 def __getattr__(name: str) -> Callable[[], NoReturn]:
     """acp-<agent>-hook for a declared host without a hand-written entry above."""
     agent = name.removesuffix("_main")

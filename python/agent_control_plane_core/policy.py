@@ -24,9 +24,9 @@ from ._generated.constants import (
 )
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
+from ._judges import JudgeLoadError
 from ._model_base import ABSENT
 from .contract import call_class, present
-from .runtime import JudgeLoadError
 
 __all__ = ["MATCH_LIMIT_BYTES", "PolicyJudge", "check_policy_file", "load_policy_judge"]
 
@@ -88,14 +88,13 @@ def load_policy_judge(path: str) -> PolicyJudge:
     import tomllib
 
     try:
-        with open(path, "rb") as policy_file:
-            data = tomllib.load(policy_file)
+        data = _read_toml(path)
     except OSError as exc:
         raise JudgeLoadError(
             f"policy {path}: cannot read the rule file ({exc.strerror or exc});"
             " point ACP_POLICY or --policy at a readable TOML file"
         ) from exc
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise JudgeLoadError(f"policy {path}: not valid TOML ({exc}); {_FIX}") from exc
     rules, problems = _compile(data)
     if problems:
@@ -110,10 +109,12 @@ def check_policy_file(path: str) -> list[str]:
     from .schemas import validator_for
 
     try:
-        with open(path, "rb") as policy_file:
-            data = tomllib.load(policy_file)
+        data = _read_toml(path)
     except OSError as exc:
         return [f"cannot read ({exc.strerror or exc})"]
+    except UnicodeDecodeError as exc:
+        # L10: one line naming the byte, not a traceback.
+        return [f"not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start})"]
     except tomllib.TOMLDecodeError as exc:
         return [f"not valid TOML ({exc})"]
     problems = []
@@ -133,6 +134,20 @@ def check_policy_file(path: str) -> list[str]:
         # The schema and the hook-path loader must agree; a disagreement is reported, not hidden.
         problems = _compile(data)[1]
     return problems
+
+
+def _read_toml(path: str) -> dict[str, Any]:
+    """The TOML document at path; a FIFO or device is refused rather than read (L10, R6)."""
+    import os
+    import stat
+    import tomllib
+
+    # O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    with open(fd, "rb") as policy_file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return tomllib.load(policy_file)
 
 
 def _where(data: object, path: list[str | int]) -> str:
@@ -409,6 +424,8 @@ def _apply(rule: _Rule, event: ToolCallEvent) -> Verdict | None:
             f" {' or '.join(unreachable)} on {event.event}, so the call is denied rather than"
             " passed on unrewritten"
             + (f" (a value over the {_LIMIT_TEXT} scan limit was cut)" if cut else ""),
+            # M9: the rewrite stays on the verdict, so the audit log keeps the redacted form.
+            **content,
         )
     # on_unrendered = allow: the rule's decision stands without the rewrite it cannot deliver.
     return Verdict(

@@ -20,6 +20,19 @@ CONTROL_PLANE_SCHEMA: Final = "control-plane/v1"
 """Name of the schema folder this package implements."""
 
 
+UnrenderedPosture: TypeAlias = Literal["deny", "note", "allow"]
+"""What a hook entry does when a verdict asks for content the host cannot carry on that event (ACP_ON_UNRENDERED): deny the call where it can still be stopped, note it on stderr, or allow it silently."""
+
+
+class UnrenderedPostures:
+    """Values of UnrenderedPosture, defined in audit-record.schema.json."""
+
+    ALL: Final[tuple[UnrenderedPosture, ...]] = ("deny", "note", "allow")
+    DENY: Final = "deny"
+    NOTE: Final = "note"
+    ALLOW: Final = "allow"
+
+
 CallClass: TypeAlias = Literal["builtin", "mcp", "subagent", "resumed"]
 """Where a tool call comes from: a host builtin, an MCP server, a subagent, or a resumed session."""
 
@@ -143,7 +156,7 @@ class Decisions:
 class AuditRecordFields:
     """Field names of AuditRecord, in audit-record.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
+    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered")
     TIME: Final = "time"
     AGENT: Final = "agent"
     EVENT: Final = "event"
@@ -151,6 +164,7 @@ class AuditRecordFields:
     EXIT_CODE: Final = "exit_code"
     ENFORCED: Final = "enforced"
     DURATION_MS: Final = "duration_ms"
+    UNRENDERED: Final = "unrendered"
 
 
 class HostDeclarationFields:
