@@ -270,6 +270,6 @@ def test_a_new_host_needs_only_what_new_adapter_prints(tmp_path: Path) -> None:
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
         shown[demo] = run.stdout.splitlines()
     # The imaginary host blocks rm -rf with its own signal, exit 3 and its body, in the demo.
-    deny = next(line for line in shown["examples/demo.py"] if line.startswith(f"{NAME} deny"))
+    deny = next(line for line in shown["examples/demo.py"] if line.split()[:2] == [NAME, "deny"])
     assert deny.split()[5:7] == ["3", "yes"] and '"block":true' in deny
-    assert any(line.startswith(f"rm -rf       {NAME}") for line in shown["examples/policy_demo.py"])
+    assert any(line.split()[2:3] == [NAME] for line in shown["examples/policy_demo.py"])
