@@ -12,6 +12,8 @@ import pytest
 
 from agent_control_plane_core import AGENT_IDS
 
+from hook_runner import BLOCK_EXIT, PRE_TOOL
+
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 # Adapter modules a host's adapter subclasses (hosts speaking another host's protocol).
 DERIVES_FROM = {"factory": ("claude",), "qwen": ("claude",), "kiro": ("gemini",)}
@@ -67,51 +69,13 @@ from agent_control_plane_core.runtime import entry_adapter, judge_from_env, rend
 environ = {{"ACP_CODEX_VERSION": "0.150.0", "AGENT_TOOL_NAME": "Bash"}}
 adapter = entry_adapter({agent!r}, environ)
 response = render_hook_response(adapter, sys.argv[1], judge_from_env(environ), environ=environ)
-assert response.exit_code == 2, response
+assert response.exit_code == adapter.BLOCK_EXIT_CODE, response
 print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in {forbidden!r})))
 """
 
-# The payload each host's hook reads on stdin for a command the demo judge blocks.
-ENTRY_PAYLOADS = {
-    "claude": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "codex": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "gemini": {
-        "hook_event_name": "BeforeTool",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "amp": {"cmd": "rm -rf /"},
-    "factory": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Execute",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "qwen": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "kiro": {
-        "hook_event_name": "preToolUse",
-        "tool_name": "execute_bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "cursor": {
-        "hook_event_name": "preToolUse",
-        "tool_name": "Shell",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "copilot": {"toolName": "bash", "toolArgs": '{"command": "rm -rf /"}'},
-    "opencode": {"event": "tool.execute.before", "tool": "bash", "args": {"command": "rm -rf /"}},
-}
+# The payload each host's hook reads on stdin for a command the demo judge blocks: the golden
+# fixture's shell call, and Amp's delegate form (parameters on stdin, AGENT_TOOL_NAME names the tool).
+ENTRY_PAYLOADS = {**PRE_TOOL, "amp": {"cmd": "rm -rf /"}}
 
 
 @pytest.mark.parametrize("agent", AGENT_IDS)
@@ -141,8 +105,8 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
         env=env,
         check=False,
     )
-    # The demo judge blocks rm -rf on every host: exit 2 proves the hook really answered.
-    assert result.returncode == 2, result.stderr
+    # The demo judge blocks rm -rf on every host: the block proves the hook really answered.
+    assert result.returncode == BLOCK_EXIT[agent], result.stderr
     imported = [
         line.rsplit("|", 1)[1].strip()
         for line in result.stderr.splitlines()

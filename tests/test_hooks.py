@@ -18,6 +18,7 @@ from hook_judges import HUGE
 from hook_runner import (
     ASK_TIER,
     BIN,
+    BLOCK_EXIT,
     FAILURE_DENIES,
     FAILURE_EXIT,
     PRE_TOOL,
@@ -54,7 +55,7 @@ def test_claude_rm_rf_exits_2_with_reason_on_stderr_and_deny_body() -> None:
 @pytest.mark.parametrize("agent", AGENT_IDS)
 def test_demo_judge_blocks_rm_rf_on_every_host(agent: str) -> None:
     run = run_hook(agent)
-    assert run.code == 2
+    assert run.code == BLOCK_EXIT[agent]
     assert run.stderr == "demo policy: rm -rf blocked"
 
 
@@ -83,11 +84,12 @@ def test_fault_gives_the_host_default_posture(
 
 @pytest.mark.parametrize("agent", AGENT_IDS)
 @pytest.mark.parametrize(("fault", "raw", "judge"), FAULTS, ids=[f[0] for f in FAULTS])
-def test_fail_closed_turns_every_fault_into_exit_2_with_a_reason(
+def test_fail_closed_turns_every_fault_into_the_host_block_with_a_reason(
     agent: str, fault: str, raw: bytes | None, judge: str | None
 ) -> None:
     run = run_hook(agent, raw=raw, judge=judge, ACP_FAIL_CLOSED="1")
-    assert run.code == 2
+    # The host's declared block signal (block_response), exit 2 where none is declared.
+    assert run.code == BLOCK_EXIT[agent]
     assert run.stderr.strip()
     assert "ACP_FAIL_CLOSED=1" in run.stderr
 
@@ -117,7 +119,7 @@ def test_invalid_decision_is_clamped_to_ask_not_treated_as_failure(agent: str) -
                 assert run.body()["hookSpecificOutput"]["permissionDecision"] == "ask"
         else:
             # No ask tier: render_escalated makes the vetoable ask a block (contract.md §6).
-            assert run.code == 2
+            assert run.code == BLOCK_EXIT[agent]
             assert "clamped" in run.stderr
 
 
@@ -127,7 +129,7 @@ def test_ask_is_asked_where_the_host_can_ask_and_blocked_elsewhere(agent: str) -
     if ASK_TIER[agent]:
         assert run.code in (0, 1)
     else:
-        assert run.code == 2
+        assert run.code == BLOCK_EXIT[agent]
         assert run.stderr == "confirm please"
 
 

@@ -402,3 +402,14 @@ def test_hook_command_quotes_paths_with_spaces(tmp_path: Path) -> None:
     argv = hook_command("claude", policy="rules file.toml", bin_dir=folder)
     assert shlex.split(shlex.join(argv)) == argv
     assert argv[:3] == [str(folder / "acp"), "hook", "claude"]
+
+
+def test_a_four_space_settings_file_keeps_its_indentation(tmp_path: Path) -> None:
+    # N36: a committed settings file gets a diff of the lines that change, not a re-indent.
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"model": "x", "permissions": {"allow": ["Read"]}}, indent=4))
+    assert install("claude", tmp_path) is True
+    text = settings.read_text()
+    assert '\n    "model": "x",\n    "permissions": {\n        "allow": [' in text
+    assert json.loads(text)["hooks"]["PreToolUse"]

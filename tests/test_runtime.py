@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
-from agent_control_plane_core import AGENT_IDS, Verdict, adapter_for
+from agent_control_plane_core import AGENT_IDS, Adapter, Verdict, adapter_for
 from agent_control_plane_core.runtime import (
     JudgeLoadError,
     demo_judge,
@@ -22,6 +23,18 @@ from agent_control_plane_core.runtime import (
 from agent_control_plane_core.schemas import validator_for
 
 from hook_runner import CODEX_VERSION, FAILURE_EXIT, PRE_TOOL
+
+SHIPPED_EXIT_2 = (
+    "amp",
+    "claude",
+    "codex",
+    "copilot",
+    "cursor",
+    "factory",
+    "gemini",
+    "kiro",
+    "qwen",
+)
 
 # A call each host delivers but cannot veto (amp vetoes every delegate call, so it has none).
 NOT_VETOABLE: dict[str, dict[str, Any]] = {
@@ -160,9 +173,30 @@ def test_failure_response_is_the_posture_and_a_valid_native_response(
 ) -> None:
     response = failure_response(_adapter(agent), "what\nwent wrong", fail_closed=fail_closed)
     assert validator_for("native-response").is_valid(response.to_dict())
-    assert response.exit_code == (2 if fail_closed else FAILURE_EXIT[agent])
+    block = _adapter(agent).BLOCK_EXIT_CODE
+    assert response.exit_code == (block if fail_closed else FAILURE_EXIT[agent])
     assert response.enforced is fail_closed
     assert response.stderr is not None and "what went wrong" in response.stderr
+
+
+def test_fail_closed_sends_the_declared_block_response_not_exit_2() -> None:
+    # N4: a host whose block is exit 3 with a body gets exactly that under ACP_FAIL_CLOSED=1.
+    claude = adapter_for("claude")
+    host = SimpleNamespace(
+        AGENT="myhost",
+        INTEGRATION_MODE=claude.INTEGRATION_MODE,
+        FAILURE_EXIT_CODE=0,
+        FAILURE_STDOUT=None,
+        BLOCK_EXIT_CODE=3,
+        BLOCK_STDOUT={"block": True},
+    )
+    closed = failure_response(cast(Adapter, host), "boom", fail_closed=True)
+    assert (closed.exit_code, closed.stdout, closed.enforced) == (3, {"block": True}, True)
+    assert closed.stderr == "acp-myhost-hook: boom; blocked because ACP_FAIL_CLOSED=1"
+    open_ = failure_response(cast(Adapter, host), "boom", fail_closed=False)
+    assert (open_.exit_code, open_.enforced) == (0, False)
+    # Every shipped declaration without block_response keeps exit 2.
+    assert {adapter_for(agent).BLOCK_EXIT_CODE for agent in SHIPPED_EXIT_2} == {2}
 
 
 def test_fail_closed_on_observe_only_codex_promises_no_block() -> None:

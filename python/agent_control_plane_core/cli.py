@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
@@ -18,7 +18,7 @@ from ._generated.constants import (
     VerdictFields,
 )
 from ._generated.models.verdict_schema import Verdict
-from .adapters import AGENT_IDS, Adapter
+from .adapters import AGENT_IDS, Adapter, adapter_for
 from .contract import json_bytes, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
@@ -225,8 +225,26 @@ def _cli_adapter(args: argparse.Namespace) -> Adapter:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     adapter = _cli_adapter(args)
-    _print_json(adapter.parse(_stdin_payload()).to_dict())
+    payload = _stdin_payload()
+    if not isinstance(payload, dict):
+        # N42: parse never raises (the contract), but a CLI user should see why it is unknown.
+        kind = type(payload).__name__
+        print(
+            f"acp parse: the payload is a JSON {_JSON_NAMES.get(kind, kind)}, not an object",
+            file=sys.stderr,
+        )
+    _print_json(adapter.parse(payload).to_dict())
     return 0
+
+
+_JSON_NAMES = {
+    "list": "array",
+    "str": "string",
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "NoneType": "null",
+}
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -282,14 +300,35 @@ def _validation_problems(iter_errors: Callable[[Any], Iterable[Any]], name: str)
     return problems
 
 
+def _tool_names(agent: str | None) -> dict[str, str]:
+    """Every name a judge may ask about -> its canonical tool, as the adapters resolve it."""
+    names = {tool: tool for tool in MODELED_TOOL_INPUT_KEYS}
+    names.update(TOOL_ALIASES)
+    hosts = AGENT_IDS if agent is None else (agent,)
+    seen: dict[str, set[str]] = {}
+    for host in hosts:
+        aliases: Mapping[str, str] = getattr(adapter_for(host), "TOOL_ALIASES", {})
+        for native, canonical in aliases.items():
+            seen.setdefault(native, set()).add(canonical)
+    # Without --agent a host-scoped name counts only where every host that uses it agrees.
+    names.update({native: targets.pop() for native, targets in seen.items() if len(targets) == 1})
+    return names
+
+
 def _cmd_keys(args: argparse.Namespace) -> int:
+    names = _tool_names(args.agent)
     if args.tool is None:
-        print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        if args.agent is None:
+            print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        else:
+            keys = {name: MODELED_TOOL_INPUT_KEYS[tool] for name, tool in names.items()}
+            print(json.dumps(keys, indent=2, sort_keys=True))
         return 0
-    tool = TOOL_ALIASES.get(args.tool, args.tool)
-    if tool not in MODELED_TOOL_INPUT_KEYS:
-        known = ", ".join(sorted(MODELED_TOOL_INPUT_KEYS))
-        raise UsageError(f"no input key is published for tool {args.tool!r}; known tools: {known}")
+    tool = names.get(args.tool)
+    if tool is None:
+        known = ", ".join(sorted(names))
+        where = f" on {args.agent}" if args.agent else ""
+        raise UsageError(f"no input key is published for tool {args.tool!r}{where}; known: {known}")
     print(MODELED_TOOL_INPUT_KEYS[tool])
     return 0
 
@@ -323,9 +362,39 @@ def _cmd_hook(args: argparse.Namespace) -> int:
     run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
 
 
+def _check_judge(args: argparse.Namespace) -> None:
+    """Refuse to register a judge that cannot run: every call would get the failure posture."""
+    from .runtime import JudgeLoadError, load_judge
+
+    try:
+        if args.policy is not None:
+            from .policy import load_policy_judge
+
+            load_policy_judge(args.policy)
+        elif args.judge is not None:
+            load_judge(args.judge)
+    except JudgeLoadError as exc:
+        # N2: the hook would only say so on its own stderr, call after call, while the call runs.
+        raise UsageError(
+            f"{exc}; nothing registered (the hook loads it the same way, in this environment,"
+            " on every call)"
+        ) from exc
+    if args.policy is None and args.judge is None and args.host != "amp":
+        print(
+            "note: no --judge or --policy: registering the demo judge, which blocks only"
+            " shell commands matching rm -rf",
+            file=sys.stderr,
+        )
+
+
 def _cmd_install(args: argparse.Namespace) -> int:
     from .install import InstallError, plan_install
 
+    _check_judge(args)
+    for option, folder in (("--root", args.root), ("--home", args.home)):
+        if folder is not None and not folder.is_dir():
+            # N38: a mistyped folder would be created and the hook registered where no host looks.
+            raise UsageError(f"{option} {folder} is not an existing folder; nothing registered")
     try:
         plan = plan_install(
             args.host,
@@ -367,10 +436,17 @@ def _cmd_new_adapter(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     for path in written:
         print(f"wrote {path}")
+    name = args.name
     print(
-        f"next: fill in the declaration from the host's docs, run `make codegen`, write parse and"
-        f" render, add golden cases to fixtures/{args.name}.json until the test passes, then add"
-        f" the acp-{args.name}-hook entry (hooks.py, pyproject [project.scripts])"
+        f"next (docs/adapter-authoring.md explains every step):\n"
+        f"  1. fill in schema/control-plane/v1/hosts/{name}.json from the host's hook docs,"
+        f" then run `make codegen`\n"
+        f"  2. write parse and render in python/agent_control_plane_core/adapters/{name}.py\n"
+        f"  3. add golden cases to fixtures/{name}.json until"
+        f" `.venv/bin/python -m pytest tests/test_adapter_{name}.py` passes; include one vetoable"
+        f" pre_tool shell call (tool Bash): the demo and the hook tests send it\n"
+        f"  4. `make test` and `make demo` (pyproject.toml already names acp-{name}-hook;"
+        f" make reinstalls the package when it changes)"
     )
     return 0
 
@@ -448,8 +524,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
     sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
     sub.add_argument("files", nargs="+", metavar="FILE", help="JSON file(s); - reads stdin")
-    sub = command("keys", _cmd_keys, "Print the input key a judge reads per canonical tool.")
-    sub.add_argument("tool", nargs="?", help="one tool (canonical or aliased name); default: all")
+    sub = command("keys", _cmd_keys, "Print the input key a judge reads per tool.")
+    sub.add_argument(
+        "tool", nargs="?", help="one tool: canonical or native name (e.g. Execute); default: all"
+    )
+    sub.add_argument(
+        "--agent", choices=AGENT_IDS, help="resolve native names as this host's adapter does"
+    )
     sub = command(
         "schema-path", _cmd_schema_path, "Print the path of an installed schema document."
     )
@@ -580,10 +661,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
     try:
         if args.path == "-":
-            print(summarize(sys.stdin, slowest=args.slowest))
+            text = summarize(sys.stdin, slowest=args.slowest)
         else:
             with open(args.path, encoding="utf-8", errors="replace") as log:
-                print(summarize(log, slowest=args.slowest))
+                text = summarize(log, slowest=args.slowest)
     except OSError as exc:
         raise UsageError(f"cannot read {args.path} ({exc.strerror or exc})") from exc
+    print(text)
+    # N41: a file with lines but not one audit record is not an audit log.
+    if text.startswith("0 call(s), "):
+        print(f"acp audit: {args.path} holds no audit record", file=sys.stderr)
+        return 1
     return 0

@@ -203,8 +203,9 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _dump_json(path: Path, settings: dict[str, Any]) -> str:
-    text = json.dumps(settings, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def _dump_json(path: Path, settings: dict[str, Any], before: str | None = None) -> str:
+    text = json.dumps(settings, indent=_indent_of(before), ensure_ascii=False, allow_nan=False)
+    text += "\n"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -287,6 +288,17 @@ def _command(request: _Request, kind: str) -> tuple[str, bool]:
     return shlex.join(request.argv if closed else request.plain_argv), closed
 
 
+def _indent_of(before: str | None) -> int | str:
+    """The indentation the file already had (N36: a small diff), else 2."""
+    indent: int | str = 2
+    if before:
+        first = next((line for line in before.splitlines()[1:] if line.strip()), "")
+        lead = first[: len(first) - len(first.lstrip())]
+        if lead == "\t" or (lead and set(lead) == {" "}):
+            indent = "\t" if lead == "\t" else len(lead)
+    return indent
+
+
 def _no_fail_closed(request: _Request, host_name: str) -> tuple[str, ...]:
     """The note for a host without a fail-closed option, when --fail-closed was asked."""
     if not request.fail_closed:
@@ -324,7 +336,7 @@ def _json_hooks(
             handler.update(closed_fields)
         groups = _child(hooks, event, list, request.path)
         _merge_handler(groups, handler, request.host, request.timeout_set)
-    return _dump_json(request.path, settings), before
+    return _dump_json(request.path, settings, before), before
 
 
 # Kinds the Claude family cannot block but whose answer still reaches the model: PostToolUse
@@ -560,7 +572,7 @@ def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         f"amp.permissions order (first match wins): {order}. The guard sees only calls no rule"
         " ahead of it matched; its allow (exit 0) allows the call.",
     )
-    return _dump_json(request.path, settings), before, notes
+    return _dump_json(request.path, settings, before), before, notes
 
 
 def _flat_hooks(
@@ -580,7 +592,7 @@ def _flat_hooks(
                 break
         else:
             handlers.append(handler)
-    return _dump_json(request.path, settings), before
+    return _dump_json(request.path, settings, before), before
 
 
 def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:

@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 MATCH_LIMIT_BYTES: Final = 64 * 1024
-"""Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted (issue 9)."""
+"""Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted."""
 
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
 # mcp_server_tool names (host-protocols.md §3 versus §1, §2, §4).
@@ -661,7 +661,7 @@ class _Rewriter:
             head = _head(value)
             new = self.rewrite.pattern.get().sub(self.rewrite.replacement, head)
             if len(head) < len(value):
-                # Text past the scan limit is dropped, never passed on unscanned (issue 9).
+                # Text past the scan limit is dropped, never passed on unscanned.
                 self.cut = True
                 new += _CUT_NOTE
             self.changed = self.changed or new != value

@@ -133,13 +133,15 @@ def failure_response(adapter: Adapter, diagnostic: str, *, fail_closed: bool) ->
     declared: Mapping[str, object] | None = getattr(adapter, "FAILURE_STDOUT", None)
     body = ABSENT if declared is None else dict(declared)
     if fail_closed:
-        # contract.md §7: ACP_FAIL_CLOSED=1 makes every failure exit 2 with a non-empty reason.
-        # Only a transport that can veto is promised to block (native-response.schema.json).
+        # contract.md §7: ACP_FAIL_CLOSED=1 makes every failure the host's block (its declared
+        # block_response, exit 2 by default) with a non-empty reason. Only a transport that can
+        # veto is promised to block (native-response.schema.json).
+        blocking: Mapping[str, object] | None = getattr(adapter, "BLOCK_STDOUT", declared)
         return NativeResponse(
             transport=adapter.INTEGRATION_MODE,
-            exit_code=_BLOCK_EXIT,
+            exit_code=getattr(adapter, "BLOCK_EXIT_CODE", _BLOCK_EXIT),
             enforced=adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY,
-            stdout=body,
+            stdout=ABSENT if blocking is None else dict(blocking),
             stderr=f"{prefix}: {text}; blocked because {FAIL_CLOSED_ENV}=1",
         )
     code = adapter.FAILURE_EXIT_CODE

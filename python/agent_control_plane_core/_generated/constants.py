@@ -182,7 +182,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -199,6 +199,7 @@ class HostDeclarationFields:
     FAILURE_RESPONSE: Final = "failure_response"
     NOTES: Final = "notes"
     ENFORCING_SINCE: Final = "enforcing_since"
+    BLOCK_RESPONSE: Final = "block_response"
 
 
 class FailureResponseFields:

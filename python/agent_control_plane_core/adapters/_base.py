@@ -122,7 +122,7 @@ class NativeFields:
 
 
 class HostAdapter:
-    """Base of the four shipped adapters: declaration constants plus the shared parse tail."""
+    """Base of the shipped adapters: declaration constants plus the shared parse tail."""
 
     DECLARATION: ModuleType
     OPTIONS: ClassVar[frozenset[str]] = frozenset()
@@ -152,11 +152,14 @@ class HostAdapter:
         self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
         # The body a failed hook entry prints, for a host that reads one (hosts/<agent>.json).
         self.FAILURE_STDOUT: Mapping[str, object] | None = decl.FAILURE_STDOUT
+        # ACP_FAIL_CLOSED=1 sends the host's own block signal (hosts/<agent>.json block_response).
+        self.BLOCK_EXIT_CODE: int = decl.BLOCK_EXIT_CODE
+        self.BLOCK_STDOUT: Mapping[str, object] | None = decl.BLOCK_STDOUT
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Shared adapters are certified by conformance; a later assignment would change every
-        # caller's answers (seed: freeze the declarations), so only configure() makes a variant.
+        # caller's answers, so only configure() makes a variant.
         if getattr(self, "_frozen", False):
             raise AttributeError(
                 f"{type(self).__name__} is immutable: use configure(...) for a new adapter"

@@ -22,7 +22,7 @@ class CodexAdapter(HostAdapter):
 
     DECLARATION = declaration
     OPTIONS = frozenset({"codex_version"})
-    # Codex stdin carries no version: the launcher pins it in the environment (seed: Usage).
+    # Codex stdin carries no version: the launcher pins it in the environment.
     ENV_OPTIONS = MappingProxyType({"codex_version": "ACP_CODEX_VERSION"})
 
     def integration_mode(self, options: Mapping[str, Any]) -> IntegrationMode:

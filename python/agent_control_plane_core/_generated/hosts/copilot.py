@@ -40,3 +40,6 @@ DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 2
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissionDecision": "deny", "permissionDecisionReason": "the guardrail hook failed, so the call is denied (see the hook's stderr)"})
 ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None
+# ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
+BLOCK_EXIT_CODE: Final = 2
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissionDecision": "deny", "permissionDecisionReason": "the guardrail hook failed, so the call is denied (see the hook's stderr)"})

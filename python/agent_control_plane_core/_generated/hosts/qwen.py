@@ -41,3 +41,6 @@ DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
 ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None
+# ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
+BLOCK_EXIT_CODE: Final = 2
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
