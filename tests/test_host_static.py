@@ -310,7 +310,9 @@ def answers(host: str) -> tuple[dict[str, Distinct], int]:
         if seen not in failed_for:
             failed_for.add(seen)
             for fail_closed in (False, True):
-                response = failure_response(adapter, "judge raised boom", fail_closed=fail_closed)
+                response = failure_response(
+                    adapter, "judge raised boom", fail_closed=fail_closed, event=event
+                )
                 add(payload, FAILED, (f"failure_response fail_closed={fail_closed}",), response)
     return distinct, renders
 

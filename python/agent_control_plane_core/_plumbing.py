@@ -12,7 +12,7 @@ from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
-from .contract import json_bytes
+from .contract import json_bytes, unreadable_as_json
 
 __all__ = [
     "DIRECT",
@@ -176,10 +176,10 @@ DIRECT: Final = HostPipes(1, 2)
 def stderr_text(response: NativeResponse) -> str:
     """The response's stderr text, kept from reading as a JSON answer where stdout is empty."""
     text = response.stderr if response.stderr is not ABSENT else ""
-    if text and response.stdout is ABSENT and text.lstrip()[:1] in ("{", "["):
+    if text and response.stdout is ABSENT:
         # L2: Gemini parses stdout.trim() || stderr.trim() as JSON, so a reason that is JSON
-        # ('{"decision":"allow"}') must never be read as the decision.
-        return f"reason: {text}"
+        # ('{"decision":"allow"}', '403') must never be read as the decision.
+        return unreadable_as_json(text)
     return text
 
 

@@ -207,6 +207,21 @@ def block_reason(verdict: Verdict, default: str) -> str:
     return reason if isinstance(reason, str) and reason.strip() else default
 
 
+# Put before a block text that would parse as JSON: Gemini CLI reads stdout, else stderr, as JSON
+# first (GM-1) and Qwen Code reads a JSON stderr at exit 2 as the whole answer (QW-1), so "403",
+# "null" or "{}" alone would let the call run.
+JSON_GUARD: Final = "blocked: "
+
+
+def unreadable_as_json(text: str) -> str:
+    """The text, prefixed when the whole of it (trimmed) would parse as a JSON value."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return text
+    return JSON_GUARD + text
+
+
 def rename_input_keys(tool_input: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
     """Rename input keys per the host's declaration; a rename never overwrites a present key."""
     if not any(old in tool_input and new not in tool_input for old, new in renames.items()):

@@ -35,7 +35,7 @@ from ._plumbing import (
     write_response,
 )
 from .adapters import Adapter, adapter_for
-from .contract import block_reason, json_bytes, present, sanitize_verdict
+from .contract import block_reason, json_bytes, present, sanitize_verdict, unreadable_as_json
 
 __all__ = [
     "AUDIT_ENV",
@@ -115,7 +115,7 @@ def escalate(
             transport=response.transport,
             exit_code=_BLOCK_EXIT,
             enforced=True,
-            stderr=block_reason(verdict, adapter.DEFAULT_BLOCK_REASON),
+            stderr=unreadable_as_json(block_reason(verdict, adapter.DEFAULT_BLOCK_REASON)),
         )
     if event.this_call_vetoable and not response.enforced:
         if verdict.decision == Decisions.ASK and adapter.NATIVE_ASK_TIER:
@@ -124,11 +124,18 @@ def escalate(
     return response
 
 
-def failure_response(adapter: Adapter, diagnostic: str, *, fail_closed: bool) -> NativeResponse:
+def failure_response(
+    adapter: Adapter, diagnostic: str, *, fail_closed: bool, event: ToolCallEvent | None = None
+) -> NativeResponse:
     """The response a hook entry gives when it cannot answer: the host's posture, or a block."""
     # One line on stderr: hosts show it verbatim, and a newline would split the diagnostic.
     text = " ".join(diagnostic.split())
     prefix = f"acp-{adapter.AGENT}-hook"
+    if fail_closed and event is not None and event.this_call_vetoable:
+        # The event is known (the judge failed after parse): block in that event's own answer
+        # shape, which is what some events read (Qwen's PermissionRequest reads only its body).
+        reason = f"{prefix}: {text}; blocked because {FAIL_CLOSED_ENV}=1"
+        return render_escalated(adapter, Verdict(decision=Decisions.DENY, reason=reason), event)
     # A host that reads a body even from a failed hook (copilot's deny) gets the declared one.
     declared: Mapping[str, object] | None = getattr(adapter, "FAILURE_STDOUT", None)
     body = ABSENT if declared is None else dict(declared)
@@ -140,7 +147,8 @@ def failure_response(adapter: Adapter, diagnostic: str, *, fail_closed: bool) ->
         return NativeResponse(
             transport=adapter.INTEGRATION_MODE,
             exit_code=getattr(adapter, "BLOCK_EXIT_CODE", _BLOCK_EXIT),
-            enforced=adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY,
+            # An event known not to be vetoable is never claimed blocked.
+            enforced=adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY and event is None,
             stdout=ABSENT if blocking is None else dict(blocking),
             stderr=f"{prefix}: {text}; blocked because {FAIL_CLOSED_ENV}=1",
         )
@@ -181,7 +189,8 @@ def _hook_answer(
     environ: Mapping[str, str] | None,
 ) -> HookAnswer:
     def failed(diagnostic: str, event: ToolCallEvent | None = None) -> HookAnswer:
-        return HookAnswer(failure_response(adapter, diagnostic, fail_closed=fail_closed), event)
+        response = failure_response(adapter, diagnostic, fail_closed=fail_closed, event=event)
+        return HookAnswer(response, event)
 
     try:
         payload = json.loads(raw_text)
