@@ -19,6 +19,27 @@ def registry() -> dict[str, dict[str, Any]]:
     return {entry["id"]: entry for entry in entries}
 
 
+def tags_for(line: dict[str, Any]) -> list[str]:
+    """A reference line's divergence tags: its own, plus every registry entry that selects it.
+
+    The reference corpus is read-only, so an entry for a difference found later names the lines
+    it covers by ``selects``: dotted paths into the line, each with the values it may hold
+    (null also matches an absent path).
+    """
+    tags = list(line.get("divergence", []))
+    for entry_id, entry in registry().items():
+        selects = entry.get("selects")
+        if selects and entry_id not in tags and all(
+            _selected(_at(line, path), values) for path, values in selects.items()
+        ):
+            tags.append(entry_id)
+    return tags
+
+
+def _selected(found: Any, values: list[Any]) -> bool:
+    return any(found == value or (value is None and found is _MISSING) for value in values)
+
+
 def adapter_with(agent: str, options: dict[str, Any]) -> Adapter:
     """The adapter a reference line ran under; sole_gate is a render option, not an adapter one."""
     adapter_options = {k: v for k, v in options.items() if k != "sole_gate"}

@@ -211,22 +211,24 @@ def test_payload_naming_no_event_still_blocks_by_exit_code(agent: str) -> None:
     assert run.code == 2
     assert run.stdout == b""
     assert run.stderr == "denied by test"
-    empty = run_hook(agent, payload, judge="denies", ACP_CODEX_VERSION="")
-    # An observe-only Codex cannot veto anything, named or not.
-    assert empty.code == (0 if agent == "codex" else 2)
+    old = run_hook(agent, payload, judge="denies", ACP_CODEX_VERSION="0.100.0")
+    # A Codex below its supported range is observe only: it cannot veto anything, named or not.
+    assert old.code == (0 if agent == "codex" else 2)
 
 
-def test_codex_without_a_version_cannot_block() -> None:
+def test_codex_without_a_version_blocks() -> None:
+    # CX-9: a reasoned deny blocks on every supported Codex, so no version still enforces.
     run = run_hook("codex", ACP_CODEX_VERSION="")
-    assert run.code == 0  # observe only: an advisory deny is all the host would honour
-    assert "permissionDecision" in run.stdout.decode()
-
-
-def test_codex_version_env_enables_the_block() -> None:
-    run = run_hook("codex", ACP_CODEX_VERSION="0.135.0")
     assert run.code == 2
-    old = run_hook("codex", ACP_CODEX_VERSION="0.134.9")
+    assert run.stderr
+
+
+def test_codex_version_env_below_the_range_observes_only() -> None:
+    run = run_hook("codex", ACP_CODEX_VERSION="0.171.0")
+    assert run.code == 2
+    old = run_hook("codex", ACP_CODEX_VERSION="0.100.0")
     assert old.code == 0
+    assert "permissionDecision" in old.stdout.decode()
 
 
 def test_amp_delegate_form_takes_the_tool_name_and_thread_from_env() -> None:

@@ -12,7 +12,7 @@ from agent_control_plane_core import AGENT_IDS
 from agent_control_plane_core.schemas import validator_for
 
 from conftest import FIXTURES_DIR, behaviour_lines, load_json, reference_fixtures
-from reference_runner import registry, run, unexplained
+from reference_runner import registry, run, tags_for, unexplained
 
 
 def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
@@ -21,7 +21,7 @@ def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
         ours = run(line["agent"], line["native"], line["verdict"], line["options"])
         why = unexplained(
             line["agent"],
-            line.get("divergence", []),
+            tags_for(line),
             ours,
             {"event": line["event"], "render": line["render"]},
         )
@@ -35,7 +35,7 @@ def test_every_registry_entry_still_excuses_a_difference_and_counts_its_lines() 
     differing: collections.Counter[str] = collections.Counter()
     for line in behaviour_lines():
         ours = run(line["agent"], line["native"], line["verdict"], line["options"])
-        for tag in line.get("divergence", []):
+        for tag in tags_for(line):
             excused[tag] += 1
             if ours != {"event": line["event"], "render": line["render"]}:
                 differing[tag] += 1
@@ -94,7 +94,7 @@ def test_every_reference_fixture_case_agrees_outside_registered_divergences() ->
         assert line["render"] == body["native"], f"{agent} {case['name']} {scenario}"
         ours = run(agent, native, body["verdict"], options)
         theirs = {"event": case["event"], "render": body["native"]}
-        why = unexplained(agent, line.get("divergence", []), ours, theirs)
+        why = unexplained(agent, tags_for(line), ours, theirs)
         assert why is None, f"{agent} {case['name']} / {scenario}: {why}"
         checked += 1
     assert checked >= 40

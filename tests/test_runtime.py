@@ -130,7 +130,7 @@ def test_event_naming_nothing_blocks_by_exit_2_with_the_reason_or_default(
 
 
 def test_observe_only_event_naming_nothing_is_never_escalated() -> None:
-    adapter = adapter_for("codex")  # no version: observe only
+    adapter = adapter_for("codex", codex_version="0.100.0")  # below the supported range
     event = adapter.parse({"tool_name": "Bash", "tool_input": {"command": "x"}})
     response = render_escalated(adapter, Verdict(decision="deny", reason="r"), event)
     assert response == adapter.render(Verdict(decision="deny", reason="r"), event)
@@ -159,7 +159,8 @@ def test_failure_response_is_the_posture_and_a_valid_native_response(
 
 
 def test_fail_closed_on_observe_only_codex_promises_no_block() -> None:
-    response = failure_response(adapter_for("codex"), "x", fail_closed=True)
+    below_range = adapter_for("codex", codex_version="0.100.0")
+    response = failure_response(below_range, "x", fail_closed=True)
     assert (response.exit_code, response.enforced) == (2, False)
 
 
@@ -257,7 +258,8 @@ def test_judge_from_env_prefers_acp_judge_over_the_demo() -> None:
 def test_entry_adapter_reads_env_and_an_explicit_option_wins() -> None:
     env = {"ACP_CODEX_VERSION": "0.150.0"}
     assert entry_adapter("codex", env).INTEGRATION_MODE == "external_hook"
-    assert entry_adapter("codex", {}).INTEGRATION_MODE == "observe_only"
+    # CX-9: without a version the adapter renders what blocks on every supported version.
+    assert entry_adapter("codex", {}).INTEGRATION_MODE == "external_hook"
     explicit = entry_adapter("codex", env, codex_version="0.100.0")
     assert explicit.INTEGRATION_MODE == "observe_only"
     assert entry_adapter("claude", env) is adapter_for("claude")

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
-from .._generated.constants import Decisions, EventKinds, IntegrationMode, IntegrationModes
+from .._generated.constants import Decisions, EventKinds
 from .._generated.hosts import codex as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from ..contract import parse_version, present, to_string
+from ..contract import present, to_string
 from ._base import HostAdapter, payload_fields
 
 __all__ = ["CodexAdapter", "codex_adapter"]
@@ -21,19 +19,6 @@ class CodexAdapter(HostAdapter):
     """Parses Codex hook payloads and renders verdicts as Codex enforces them."""
 
     DECLARATION = declaration
-    OPTIONS = frozenset({"codex_version"})
-    # Codex stdin carries no version: the launcher pins it in the environment (seed: Usage).
-    ENV_OPTIONS = MappingProxyType({"codex_version": "ACP_CODEX_VERSION"})
-
-    def integration_mode(self, options: Mapping[str, Any]) -> IntegrationMode:
-        """external_hook from the enforcing version on; observe_only below it or with no version."""
-        # Payloads carry no version (host-protocols.md §2): below the enforcing version, or with
-        # none configured, no render can block, so every event parses observe_only.
-        found = parse_version(options.get("codex_version"))
-        enforcing_since = declaration.ENFORCING_SINCE
-        if found is None or (enforcing_since is not None and found < enforcing_since):
-            return IntegrationModes.OBSERVE_ONLY
-        return declaration.INTEGRATION_MODE
 
     def parse(self, native: object) -> ToolCallEvent:
         """Turn a Codex hook payload into a ToolCallEvent; never raises."""
