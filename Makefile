@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean
+.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest lab-check
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,22 @@ codegen-check: $(STAMP)
 # Hook latency against the floor, in-process throughput, acp bridge; writes docs/performance.md.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# The real-host lab: pinned host CLIs from the npm registry (cached in .lab-cache/, about 2.7 GB
+# on first use), each run offline against the scripted model server; rewrites docs/hosts.md.
+lab-install: $(STAMP)
+	$(BIN)/python -m lab.install --older
+
+lab: lab-install
+	$(BIN)/python -m lab.run --older --write
+
+# What make test runs: the pinned lab must match every declaration and docs/hosts.md.
+lab-check: lab-install
+	$(BIN)/python -m lab.run --older --check
+
+# Drift: the same lab on the newest registry releases; prints where the matrix differs.
+lab-latest: $(STAMP)
+	$(BIN)/python -m lab.run --latest --diff
 
 clean:
 	rm -rf $(VENV) coverage.json .coverage .coverage.* .pytest_cache .mypy_cache .ruff_cache

@@ -309,11 +309,14 @@ def lint(root_src: Path = REPO) -> None:
     for name, document in documents.items():
         for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(document):
             problems.append(f"{name}: not a valid 2020-12 schema: {error.message}")
+        # Any language loads these from the installed files: the $id names the file it is in.
+        if not str(document.get("$id", "")).endswith("/" + name):
+            problems.append(f"{name}: $id must be an absolute URI ending in /{name}")
         for def_name in document.get("$defs", {}):
             if not def_name[:1].isupper():
                 problems.append(f"{name}: $defs name {def_name!r} is not PascalCase")
     registry: Registry[Any] = Registry().with_resources(
-        (name, Resource.from_contents(doc, default_specification=DRAFT202012))
+        (doc.get("$id", name), Resource.from_contents(doc, default_specification=DRAFT202012))
         for name, doc in documents.items()
     )
     host_validator = Draft202012Validator(documents["host.schema.json"], registry=registry)

@@ -251,3 +251,16 @@ def test_check_jsonschema_validates_events_against_the_installed_schema(tmp_path
     )
     assert refused.returncode == 1
     assert "bad-event.json" in refused.stdout + refused.stderr
+
+
+def test_schema_path_knows_the_data_documents_too() -> None:
+    for name in ("tool-input-keys", "tool-aliases"):
+        path = schemas.schema_path(name)
+        assert isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+    with pytest.raises(ValueError, match="tool-input-keys"):
+        schemas.schema_path("nope")
+
+
+def test_every_schema_has_an_id_naming_its_own_file() -> None:
+    for name in schemas.SCHEMA_NAMES:
+        assert schemas.load_schema(name)["$id"].endswith(f"/{name}.schema.json")

@@ -34,9 +34,18 @@ SCHEMA_NAMES: tuple[str, ...] = tuple(sorted(_documents()))
 """Names accepted by schema_path, load_schema and validator_for (file name minus .schema.json)."""
 
 
+def _data_documents() -> dict[str, Traversable]:
+    """The published data maps beside the schemas (tool-input-keys, tool-aliases)."""
+    return {
+        entry.name.removesuffix(".json"): entry
+        for entry in _folder().iterdir()
+        if entry.name.endswith(".json") and not entry.name.endswith(_SUFFIX)
+    }
+
+
 def schema_path(name: str) -> Traversable:
-    """Return the installed schema document for a name such as "tool-call-event"."""
-    documents = _documents()
+    """Return the installed document for a name such as "tool-call-event" or "tool-input-keys"."""
+    documents = {**_data_documents(), **_documents()}
     if name not in documents:
         raise ValueError(f"unknown schema {name!r}: choose one of {', '.join(sorted(documents))}")
     return documents[name]
@@ -45,7 +54,10 @@ def schema_path(name: str) -> Traversable:
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """Return a parsed schema document (cached; do not mutate it)."""
-    loaded: dict[str, Any] = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    documents = _documents()
+    if name not in documents:
+        raise ValueError(f"unknown schema {name!r}: choose one of {', '.join(sorted(documents))}")
+    loaded: dict[str, Any] = json.loads(documents[name].read_text(encoding="utf-8"))
     return loaded
 
 
@@ -57,9 +69,13 @@ def validator_for(name: str) -> Validator:
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
+    # Each document's $id is its base URI, so its relative $refs resolve to the sibling files.
     registry: Registry[Any] = Registry().with_resources(
-        (entry.name, Resource.from_contents(load_schema(doc), default_specification=DRAFT202012))
-        for doc, entry in _documents().items()
+        (
+            load_schema(doc)["$id"],
+            Resource.from_contents(load_schema(doc), default_specification=DRAFT202012),
+        )
+        for doc in _documents()
     )
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)

@@ -1,0 +1,49 @@
+"""The judge every lab scenario installs: it answers what the scenario file asks, per event kind."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_control_plane_core import Decisions
+
+# The scenario file is found through the environment the host gives its hooks, else under HOME:
+# Gemini CLI strips unknown variables from hook processes when GITHUB_SHA is set (GM-3).
+SCENARIO_ENV = "ACP_LAB_SCENARIO"
+
+
+class LabJudgeCrash(RuntimeError):
+    """The crash a scenario asks the judge for."""
+
+
+def _scenario_path() -> Path:
+    named = os.environ.get(SCENARIO_ENV)
+    if named:
+        return Path(named)
+    return Path(os.environ.get("HOME", "/nonexistent")) / ".acp-lab" / "scenario.json"
+
+
+def _record(folder: str, event: Any) -> None:
+    """Keep the event the hook handed to the judge, as evidence of which hook calls happened."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    name = f"judge-{time.time_ns()}-{os.getpid()}.json"
+    (target / name).write_text(json.dumps(event.to_dict(), default=str), encoding="utf-8")
+
+
+def judge(event: Any) -> dict[str, Any]:
+    """Answer the scenario's verdict for this event kind; allow everything the scenario leaves out."""
+    scenario = json.loads(_scenario_path().read_text(encoding="utf-8"))
+    if scenario.get("record"):
+        _record(scenario["record"], event)
+    if scenario.get("sleep_s") and event.event == scenario.get("on_kind", event.event):
+        time.sleep(float(scenario["sleep_s"]))
+    if scenario.get("crash") and event.event == scenario.get("on_kind", event.event):
+        raise LabJudgeCrash("the lab scenario asked this judge to crash")
+    verdict: dict[str, Any] = scenario.get("verdicts", {}).get(event.event) or {
+        "decision": Decisions.ALLOW
+    }
+    return verdict

@@ -1,0 +1,149 @@
+"""The lab's expectations come from the declarations: a changed declaration changes what the lab demands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agent_control_plane_core import AGENT_IDS, adapter_for
+from lab import run
+from lab import scenarios as sc
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _fake(base: Any, **facts: Any) -> Any:
+    """An adapter stand-in whose declaration facts are the real host's, with some replaced."""
+    names = ("GATED_KINDS", "COVERAGE", "COVERAGE_KINDS", "UNRENDERED_FIELDS", "INTEGRATION_MODE")
+    values = {name: sc.fact(base, name) for name in names}
+    values.update(facts)
+    return SimpleNamespace(DECLARATION=base.DECLARATION, **values)
+
+
+def _scenario(name: str) -> sc.Scenario:
+    return next(s for s in (*sc.SCENARIOS, *sc.CONTROLS) if s.name == name)
+
+
+@pytest.mark.parametrize("host", sorted(AGENT_IDS))
+def test_every_scenario_has_an_expectation_on_every_host(host: str) -> None:
+    adapter = adapter_for(host)
+    for scenario in (*sc.SCENARIOS, *sc.controls_for(adapter)):
+        expected = sc.expected(adapter, scenario)
+        assert expected, scenario.name
+        assert set(expected) <= set(sc.WORDS)
+
+
+def test_claiming_context_before_the_tool_makes_the_lab_expect_delivery() -> None:
+    base = adapter_for("claude")
+    carried = dict(sc.fact(base, "UNRENDERED_FIELDS"))
+    dropped = _fake(base, UNRENDERED_FIELDS={**carried, sc.PRE: frozenset({"additional_context"})})
+    assert sc.expected(base, _scenario("context_pre"))[sc.CONTEXT_SEEN] is True
+    assert sc.expected(dropped, _scenario("context_pre"))[sc.CONTEXT_SEEN] is False
+    # Declaring a channel unrendered adds the control that proves the host lacks it.
+    assert "control_context_pre" in [s.name for s in sc.controls_for(dropped)]
+    assert "control_context_pre" not in [s.name for s in sc.controls_for(base)]
+
+
+def test_an_ungated_kind_expects_the_call_to_run() -> None:
+    base = adapter_for("claude")
+    ungated = _fake(base, GATED_KINDS=frozenset())
+    assert sc.expected(base, _scenario("deny")) == {sc.ORIGINAL_RAN: False, sc.REASON_SEEN: True}
+    assert sc.expected(ungated, _scenario("deny")) == {sc.ORIGINAL_RAN: True}
+    assert sc.expected(ungated, _scenario("crash_fail_closed")) == {sc.ORIGINAL_RAN: True}
+    assert sc.expected(ungated, _scenario("prompt_block")) == {sc.PROMPT_SEEN: True}
+
+
+def test_an_unrendered_rewrite_expects_neither_command_where_the_call_can_be_stopped() -> None:
+    base = adapter_for("claude")
+    carried = dict(sc.fact(base, "UNRENDERED_FIELDS"))
+    no_rewrite = _fake(base, UNRENDERED_FIELDS={**carried, sc.PRE: frozenset({"mutated_input"})})
+    assert sc.expected(base, _scenario("rewrite")) == {sc.REWRITE_RAN: True, sc.ORIGINAL_RAN: False}
+    assert sc.expected(no_rewrite, _scenario("rewrite")) == {
+        sc.REWRITE_RAN: False,
+        sc.ORIGINAL_RAN: False,
+    }
+
+
+def test_observe_only_expects_nothing_blocked() -> None:
+    base = adapter_for("claude")
+    observing = _fake(base, INTEGRATION_MODE="observe_only")
+    assert sc.expected(observing, _scenario("ask")) == {sc.ORIGINAL_RAN: True}
+
+
+def test_markers_keep_the_secret_out_of_the_command_text() -> None:
+    markers = sc.Markers("abcd1234")
+    command = markers.command("/p")
+    assert markers.secret not in command
+    done = subprocess.run(
+        ["sh", "-c", command.replace("/p/", "/dev/null-")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert markers.secret in done.stdout
+
+
+def test_fill_and_merge_profiles() -> None:
+    filled = run._fill({"{home}/x": ["a{home}", {"k": "{port}"}], "n": 3}, {"home": "/h"})
+    assert filled == {"/h/x": ["a/h", {"k": "{port}"}], "n": 3}
+    into: dict[str, Any] = {"permissions": {"allow": ["Read"]}, "hooks": {"A": 1}}
+    run._merge(into, {"permissions": {"allow": ["Bash", "Read"]}, "x": True})
+    assert into == {"permissions": {"allow": ["Read", "Bash"]}, "hooks": {"A": 1}, "x": True}
+
+
+def test_drift_compares_rows_by_host_and_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    old = "| host | version | scenario | observed | matches |\n| claude | 1 | deny | did not run | yes |\n"
+    new = "| claude | 2 | deny | ran | NO |\n"
+    run._print_drift(old, new)
+    out = capsys.readouterr().out
+    assert "DRIFT claude deny: 1 'did not run' -> 2 'ran'" in out
+    assert "1 row(s) differ" in out
+
+
+def test_every_profile_names_a_declared_host_and_its_shell_tool() -> None:
+    for host in run.profiled_hosts():
+        assert host in AGENT_IDS
+        profile = run.load_profile(host)
+        assert "{prompt}" in profile["argv"] and profile["argv"][0] == "{bin}"
+        assert "{command}" in json.dumps(profile["shell_tool"]["arguments"])
+        assert set(profile["controls"]) == set(sc.CONTROL_FIELDS)
+
+
+def test_tap_records_the_call_and_replays_the_real_answer(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.write_text("#!/bin/sh\ncat >/dev/null; echo body; echo why >&2; exit 2\n")
+    real.chmod(0o755)
+    evidence = tmp_path / "hooks"
+    done = subprocess.run(
+        [sys.executable, "-m", "lab.tap", str(evidence), str(real), "hook"],
+        input=b'{"hook_event_name":"PreToolUse"}',
+        capture_output=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, b"body\n", b"why\n")
+    (record,) = [json.loads(p.read_text()) for p in evidence.glob("hook-*.json")]
+    assert record["source"] == "hook" and record["stdin"] == '{"hook_event_name":"PreToolUse"}'
+
+
+def test_tap_answers_a_control_in_place_of_the_hook(tmp_path: Path) -> None:
+    (tmp_path / "control.json").write_text(
+        json.dumps(
+            {"when": "PreToolUse", "unless": "tool_response", "stdout": "{}", "exit_code": 0}
+        )
+    )
+    evidence = tmp_path / "hooks"
+    args = [sys.executable, "-m", "lab.tap", str(evidence), "/nonexistent/acp"]
+    done = subprocess.run(args, input=b'"PreToolUse"', capture_output=True, cwd=REPO, check=False)
+    assert (done.returncode, done.stdout) == (0, b"{}")
+    # "unless" matched: the real (here missing) program runs instead of the control.
+    other = subprocess.run(
+        args, input=b'"PreToolUse tool_response"', capture_output=True, cwd=REPO, check=False
+    )
+    assert other.returncode != 0 and b"FileNotFoundError" in other.stderr
