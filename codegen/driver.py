@@ -279,6 +279,15 @@ def _version_problems(host: Mapping[str, Any]) -> list[str]:
         unknown = sorted(set(fact["set"].get("features", {})) - features)
         if unknown:
             problems.append(f"{name}: features {unknown} have no value in the top-level features")
+        base = host.get("unrendered_fields", {})
+        for overlay, unrendered in (("rendered_fields", True), ("unrendered_fields", False)):
+            for kind, fields in fact["set"].get(overlay, {}).items():
+                # A fact states a difference: giving a channel the range already has is no fact.
+                same = sorted(f for f in fields if (f in base.get(kind, [])) != unrendered)
+                if same:
+                    problems.append(
+                        f"{name}: {overlay}.{kind} {same} already hold on every version"
+                    )
         windows.append((name, since, until, _overlay_keys(fact["set"])))
     # Two facts holding on one version must not set the same entry, so fact order never matters.
     for i, (name, since, until, keys) in enumerate(windows):

@@ -29,8 +29,10 @@ def tags_for(line: dict[str, Any]) -> list[str]:
     tags = list(line.get("divergence", []))
     for entry_id, entry in registry().items():
         selects = entry.get("selects")
-        if selects and entry_id not in tags and all(
-            _selected(_at(line, path), values) for path, values in selects.items()
+        if (
+            selects
+            and entry_id not in tags
+            and all(_selected(_at(line, path), values) for path, values in selects.items())
         ):
             tags.append(entry_id)
     return tags

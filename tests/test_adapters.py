@@ -56,7 +56,7 @@ def test_unknown_option_raises_one_line_naming_option_and_host() -> None:
     with pytest.raises(ValueError, match=r"^option codex_version is not taken by the gemini"):
         adapter_for("gemini", codex_version="0.150.0")
     # Still a TypeError for callers that caught the old error.
-    with pytest.raises(TypeError, match="it takes: claude_version$"):
+    with pytest.raises(TypeError, match=r"it takes: claude_version$"):
         adapter_for("claude", sole_gate=True)
 
 
@@ -64,7 +64,7 @@ def test_unknown_option_raises_one_line_naming_option_and_host() -> None:
 def test_every_adapter_takes_its_version_option_and_env_name(agent: str) -> None:
     adapter = adapter_for(agent, **{f"{agent}_version": "1.2.3"})
     assert adapter.HOST_VERSION == "1.2.3"  # type: ignore[attr-defined]
-    assert adapter.ENV_OPTIONS == {f"{agent}_version": f"ACP_{agent.upper()}_VERSION"}  # type: ignore[attr-defined]
+    assert {f"{agent}_version": f"ACP_{agent.upper()}_VERSION"} == adapter.ENV_OPTIONS  # type: ignore[attr-defined]
 
 
 def test_adapter_for_never_reads_the_environment() -> None:

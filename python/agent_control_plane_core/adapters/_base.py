@@ -163,7 +163,9 @@ class HostAdapter:
         self.COVERAGE: Mapping[CallClass, CoverageStatus] = MappingProxyType(view.coverage)
         self.GATED_KINDS: frozenset[EventKind] = view.gated_kinds
         self.COVERAGE_KINDS: frozenset[EventKind] = view.coverage_kinds
-        self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = MappingProxyType(view.unrendered)
+        self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = MappingProxyType(
+            view.unrendered
+        )
         self.NATIVE_ASK_TIER: bool = view.native_ask_tier
         self.NATIVE_EVENT_FOR: Mapping[EventKind, str] = decl.NATIVE_EVENT_FOR
         # Host-scoped aliases (the global map is in constants); conformance checks each is witnessed.
