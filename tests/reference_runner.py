@@ -81,14 +81,25 @@ def _without(answer: dict[str, Any], paths: set[str]) -> dict[str, Any]:
     return masked
 
 
+def selected_tags(line: dict[str, Any]) -> list[str]:
+    """The registry entries a line carries through their selects, not through its own tags."""
+    own = set(line.get("divergence", []))
+    return [tag for tag in tags_for(line) if tag not in own]
+
+
 def unexplained(
-    agent: str, tags: list[str], ours: dict[str, Any], theirs: dict[str, Any]
+    agent: str,
+    tags: list[str],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    selected: tuple[str, ...] | list[str] = (),
 ) -> str | None:
     """Why our answer's difference from the reference is not covered by its tags, or None.
 
     Each registry entry lists the JSON paths it may change: outside the union of a line's tags'
     paths the answers must be equal, and every tag must change at least one of its own paths on
-    that line (else the tag is stale there).
+    that line (else the tag is stale there). A selected tag (``selects``) names a class of lines;
+    it widens the scope but is not stale where one of its lines happens to agree.
     """
     entries = registry()
     for tag in tags:
@@ -101,6 +112,8 @@ def unexplained(
         outside = "no registry entry" if not tags else f"what {tags} may change"
         return f"answer differs outside {outside}"
     for tag in tags:
+        if tag in selected:
+            continue
         if all(_at(ours, path) == _at(theirs, path) for path in entries[tag]["paths"]):
             return f"tagged {tag!r} but none of its paths differ here (stale tag)"
     if "nothing-lost" in tags:

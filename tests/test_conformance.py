@@ -236,7 +236,7 @@ def _codex_case(options: dict[str, Any] | None) -> dict[str, Any]:
 
 def test_harness_configures_the_adapter_with_each_cases_options() -> None:
     """adapter_options go through configure: the same golden passes with them and fails without."""
-    codex = adapter_for("codex")  # no version: observe only
+    codex = adapter_for("codex", codex_version="0.100.0")  # below the supported range: observe only
     suite = {"agent": "codex", "cases": [_codex_case({"codex_version": "0.135.0"})]}
     with pytest.raises(ConformanceError) as raised:
         run_adapter_conformance(codex, suite)

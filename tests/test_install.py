@@ -210,18 +210,20 @@ def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> Non
     config = tomllib.loads(text)
     handler = config["hooks"]["PreToolUse"][0]["hooks"][0]
     assert handler["command"].endswith("acp hook codex --codex-version 0.150.0")
-    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse"]
+    # CX-4: UserPromptSubmit can block, so it is registered beside the tool events.
+    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
     install("codex", tmp_path, scope="user", codex_version="0.151.0")
     again = tomllib.loads(path.read_text())
     assert len(again["hooks"]["PreToolUse"]) == 1
     assert again["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("0.151.0")
 
 
-def test_codex_without_a_version_says_it_cannot_block(tmp_path: Path) -> None:
+def test_codex_without_a_version_says_what_it_still_blocks(tmp_path: Path) -> None:
     plan = plan_install("codex", root=tmp_path, bin_dir=BIN)
-    assert any("observe-only" in note for note in plan.notes)
+    assert any("No --codex-version" in n and "denies block" in n for n in plan.notes)
+    assert any("--dangerously-bypass-hook-trust" in note for note in plan.notes)  # CX-8
     pinned = plan_install("codex", root=tmp_path, bin_dir=BIN, codex_version="0.150.0")
-    assert not any("observe-only" in note for note in pinned.notes)
+    assert not any("No --codex-version" in note for note in pinned.notes)
 
 
 def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from agent_control_plane_core import AGENT_IDS
 from agent_control_plane_core.schemas import validator_for
 
 from conftest import FIXTURES_DIR, behaviour_lines, load_json, reference_fixtures
-from reference_runner import registry, run, tags_for, unexplained
+from reference_runner import registry, run, selected_tags, tags_for, unexplained
 
 
 def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
@@ -24,6 +24,7 @@ def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
             tags_for(line),
             ours,
             {"event": line["event"], "render": line["render"]},
+            selected_tags(line),
         )
         if why:
             failures.append(f"line {number} ({line['agent']}): {why}")
@@ -94,7 +95,7 @@ def test_every_reference_fixture_case_agrees_outside_registered_divergences() ->
         assert line["render"] == body["native"], f"{agent} {case['name']} {scenario}"
         ours = run(agent, native, body["verdict"], options)
         theirs = {"event": case["event"], "render": body["native"]}
-        why = unexplained(agent, tags_for(line), ours, theirs)
+        why = unexplained(agent, tags_for(line), ours, theirs, selected_tags(line))
         assert why is None, f"{agent} {case['name']} / {scenario}: {why}"
         checked += 1
     assert checked >= 40

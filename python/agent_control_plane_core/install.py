@@ -246,12 +246,23 @@ def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    notes: tuple[str, ...] = ("Codex runs a new hook only after you trust it with /hooks.",)
+    # CX-8: codex exec skips an untrusted hook without a word, so headless runs are unguarded.
+    notes: tuple[str, ...] = (
+        "Codex runs a hook only once you trust it in the TUI /hooks screen, and again after it"
+        " changes (shown as modified); codex exec skips untrusted hooks without a message, so"
+        " a headless run is unguarded unless automation that vets the hook file passes"
+        " --dangerously-bypass-hook-trust.",
+    )
     if "--codex-version" not in request.argv:
-        # Codex payloads carry no version (host-protocols.md §2): without one nothing can block.
+        from ._generated.hosts import codex
+
+        # CX-9: payloads carry no version; without one the hook renders what holds on every
+        # supported version: denies block, the channels older releases reject are not used.
+        low, high = codex.SUPPORTED_VERSIONS or ("?", "?")
         notes += (
-            "No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, every Codex"
-            " call is observe-only and never blocked.",
+            f"No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, the hook"
+            f" answers in the form every Codex from {low} to {high} accepts: denies block, but"
+            " PreToolUse context and rewrites are not sent (a rewrite is refused).",
         )
     notes += _no_fail_closed(request, "Codex")
     if request.path.suffix == ".json":

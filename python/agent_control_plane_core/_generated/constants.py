@@ -315,6 +315,14 @@ class EventMetaFields:
     NATIVE_TOOL: Final = "native_tool"
 
 
+class PatchInputFields:
+    """Field names of PatchInput, in tool-call-event.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("file_path", "file_paths")
+    FILE_PATH: Final = "file_path"
+    FILE_PATHS: Final = "file_paths"
+
+
 class PromptInputFields:
     """Field names of PromptInput, in tool-call-event.schema.json order."""
 
@@ -338,6 +346,17 @@ MODELED_TOOL_INPUT_KEYS: Final[Mapping[str, str]] = MappingProxyType({"Bash": "c
 
 MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFetch")
 """Canonical tools whose input the contract models, in document order."""
+
+
+class ModeledTools:
+    """Canonical tool names the contract models (tool-input-keys.json), for adapters that pick one."""
+
+    BASH: Final = "Bash"
+    EDIT: Final = "Edit"
+    WRITE: Final = "Write"
+    READ: Final = "Read"
+    WEBFETCH: Final = "WebFetch"
+
 
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"run_shell_command": "Bash"})
 """Native tool name to canonical tool name for every host and every call (tool-aliases.json)."""

@@ -265,12 +265,14 @@ class HostAdapter:
         call_keys: tuple[str, str],
         response_key: str | None = None,
         mcp_call: bool = False,
+        tool_aliases: Mapping[str, str] | None = None,
     ) -> ToolCallEvent:
         """Finish a parse: response, standard meta, renames, aliases, call class, veto, passthrough.
 
         call_keys names the host's MCP-context and agent-type fields; response_key its tool-result
         field, read on post_tool only (contract.md §2); mcp_call marks a call the host's own event
-        or tool naming identifies as MCP.
+        or tool naming identifies as MCP; tool_aliases replaces the declared host aliases for a call
+        whose canonical tool depends on its input (a patch that only adds files is a Write).
         """
         decl = self.DECLARATION
         payload = fields.payload
@@ -293,7 +295,8 @@ class HostAdapter:
             renames = decl.INPUT_KEY_RENAMES.get(native_tool)
             if renames is not None:
                 tool_input = rename_input_keys(tool_input, renames)
-        tool = canonical_tool(native_tool, tool_input, calls, decl.TOOL_ALIASES)
+        aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
+        tool = canonical_tool(native_tool, tool_input, calls, aliases)
         vetoable = vetoable_for(kind, calls, at.GATED_KINDS, at.COVERAGE, at.COVERAGE_KINDS)
         # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
         vetoable = vetoable and at.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
