@@ -74,11 +74,13 @@ FAILURE_EXIT = {
     "gemini": 0,
     "amp": 1,
     "cursor": 0,  # no body: Cursor's own failClosed setting decides
-    "copilot": 2,  # preToolUse fails closed: the deny body at exit 2
+    "copilot": 0,  # the deny body at exit 0, which denies on every version (CP-3)
     "factory": 0,
     "qwen": 0,
     "kiro": 0,
 }
+# Hosts that block on a deny body at exit 0 without a version (hosts/<agent>.json exit_zero_block).
+BODY_BLOCKS = ("copilot",)
 # Hosts whose failed hook answers with a deny body (hosts/<agent>.json failure_response).
 FAILURE_DENIES = ("copilot",)
 # Hosts whose native protocol has an ask tier (contract.md §4 table).
@@ -88,7 +90,7 @@ ASK_TIER = {
     "gemini": False,
     "amp": True,
     "cursor": False,
-    "copilot": True,
+    "copilot": False,
     "factory": True,
     "qwen": True,
     "kiro": False,

@@ -12,12 +12,13 @@ import time
 
 import pytest
 
-from agent_control_plane_core import AGENT_IDS
+from agent_control_plane_core import AGENT_IDS, adapter_for
 
 from hook_judges import HUGE
 from hook_runner import (
     ASK_TIER,
     BIN,
+    BODY_BLOCKS,
     FAILURE_DENIES,
     FAILURE_EXIT,
     PRE_TOOL,
@@ -54,7 +55,12 @@ def test_claude_rm_rf_exits_2_with_reason_on_stderr_and_deny_body() -> None:
 @pytest.mark.parametrize("agent", AGENT_IDS)
 def test_demo_judge_blocks_rm_rf_on_every_host(agent: str) -> None:
     run = run_hook(agent)
-    assert run.code == 2
+    if adapter_for(agent).EXIT_ZERO_BLOCK:  # type: ignore[attr-defined]
+        # copilot: the deny body at exit 0 blocks on every version; exit 2 only from 1.0.70.
+        assert (run.code, run.body()["permissionDecision"]) == (0, "deny")
+        assert run_hook(agent, ACP_COPILOT_VERSION="1.0.102").code == 2
+    else:
+        assert run.code == 2
     assert run.stderr == "demo policy: rm -rf blocked"
 
 
@@ -116,7 +122,7 @@ def test_invalid_decision_is_clamped_to_ask_not_treated_as_failure(agent: str) -
                 assert run.body()["hookSpecificOutput"]["permissionDecision"] == "ask"
         else:
             # No ask tier: render_escalated makes the vetoable ask a block (contract.md §6).
-            assert run.code == 2
+            assert run.code == (0 if agent in BODY_BLOCKS else 2)
             assert "clamped" in run.stderr
 
 
@@ -126,7 +132,9 @@ def test_ask_is_asked_where_the_host_can_ask_and_blocked_elsewhere(agent: str) -
     if ASK_TIER[agent]:
         assert run.code in (0, 1)
     else:
-        assert run.code == 2
+        assert run.code == (0 if agent in BODY_BLOCKS else 2)
+        if agent in BODY_BLOCKS:
+            assert run.body()["permissionDecision"] == "deny"
         assert run.stderr == "confirm please"
 
 

@@ -166,13 +166,22 @@ def test_copilot_registers_pre_tool_use_in_a_github_hooks_file(tmp_path: Path) -
         "version": 1,
         "hooks": {
             "preToolUse": [
-                {"type": "command", "bash": str(BIN / "acp-copilot-hook"), "timeoutSec": 5}
+                {
+                    "type": "command",
+                    "bash": str(BIN / "acp-copilot-hook"),
+                    "timeoutSec": 5,
+                    # CP-1: Copilot's timeout fails open; the hook's own deadline comes first.
+                    "env": {"ACP_HOOK_TIMEOUT_MS": "3334"},
+                }
             ]
         },
     }
-    assert any("fails or times out" in note for note in plan.notes)
+    assert any("times out" in note and "ACP_HOOK_TIMEOUT_MS" in note for note in plan.notes)
+    assert any("trusted folder" in note for note in plan.notes)  # CP-10
     user = plan_install("copilot", scope="user", home=tmp_path, bin_dir=BIN)
     assert user.path == tmp_path / ".copilot/hooks/agent-control-plane.json"
+    default = json.loads(plan_install("copilot", root=tmp_path, bin_dir=BIN).after)
+    assert default["hooks"]["preToolUse"][0]["env"] == {"ACP_HOOK_TIMEOUT_MS": "25000"}
 
 
 def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 
 from ._generated.constants import EventKinds
 from .adapters import AGENT_IDS
+from .runtime import TIMEOUT_ENV
 
 __all__ = ["INSTALLABLE", "SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
 
@@ -377,12 +378,27 @@ def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """.github/hooks/<file>.json: {"type": "command", "bash", "timeoutSec"} per event."""
 
+    # CP-1: Copilot lets the call run when a hook times out, so the hook gets its own deadline a
+    # little earlier and answers with its failure body, a deny, before Copilot gives up.
+    limit_ms = request.timeout_s * 1000
+    deadline_ms = limit_ms - min(5000, limit_ms // 3)
+
     def handler(command: str, closed: bool) -> dict[str, Any]:
-        return {"type": "command", "bash": command, "timeoutSec": request.timeout_s}
+        return {
+            "type": "command",
+            "bash": command,
+            "timeoutSec": request.timeout_s,
+            "env": {TIMEOUT_ENV: str(deadline_ms)},
+        }
 
     after, before = _flat_hooks(request, "bash", handler)
-    # preToolUse fails closed by itself (host-protocols.md §6): a hook that never starts blocks.
-    notes = ("Copilot CLI denies a call when its preToolUse hook fails or times out.",)
+    notes = (
+        f"Copilot CLI lets a call run when its hook times out or crashes: the entry sets"
+        f" {TIMEOUT_ENV}={deadline_ms} so the hook denies by itself before the"
+        f" {request.timeout_s} s timeoutSec.",
+        "Copilot CLI loads repository hooks only in a trusted folder: in CI trust the folder,"
+        " set COPILOT_ALLOW_ALL=true, or install at user scope (acp install copilot --user).",
+    )
     return after, before, notes
 
 

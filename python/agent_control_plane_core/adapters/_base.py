@@ -244,6 +244,14 @@ class HostAdapter:
         """Whether this host's declaration gives a content field a channel on this event kind."""
         return field not in self.UNRENDERED_FIELDS[kind]
 
+    def native_input(self, event: ToolCallEvent, mutated: object) -> object:
+        """A rewrite in the host's own input keys: the declared renames of the tool, undone."""
+        renames = self.DECLARATION.INPUT_KEY_RENAMES.get(event.meta.native_tool)
+        if renames is None or not isinstance(mutated, dict):
+            return mutated
+        # A judge writes canonical keys (file_path); the host's tool reads its own (path).
+        return rename_input_keys(mutated, {new: old for old, new in renames.items()})
+
     def hook_payload(self, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
         """The payload a hook entry parses, given what the host put on stdin and in the environment."""
         return payload

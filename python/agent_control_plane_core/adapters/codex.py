@@ -101,10 +101,21 @@ class CodexAdapter(HostAdapter):
             if present(verdict.mutated_input) and self.carries(
                 EventKinds.PRE_TOOL, ContentFields.MUTATED_INPUT
             ):
+                rewrite = _native_patch_input(event, verdict.mutated_input)
+                if rewrite is None:
+                    # The paths changed but not the patch that names them: Codex cannot apply
+                    # that, so refuse it rather than run the original patch.
+                    shown = json.dumps(verdict.mutated_input, ensure_ascii=False, sort_keys=True)
+                    out["permissionDecision"] = "deny"
+                    out["permissionDecisionReason"] = (
+                        f"denied: the guardrail rewrote this patch to {shown}, whose paths its"
+                        " patch text does not name, so the rewrite cannot be applied"
+                    )
+                    return {"hookSpecificOutput": out}
                 out["permissionDecision"] = "allow"
                 if present(verdict.reason):
                     out["permissionDecisionReason"] = verdict.reason
-                out["updatedInput"] = verdict.mutated_input
+                out["updatedInput"] = rewrite
         else:
             # Codex has no ask tier: ask renders the advisory deny (codex-ask-advisory).
             out["permissionDecision"] = "deny"
@@ -204,6 +215,20 @@ def _patch_input(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     extended.setdefault(PatchInputFields.FILE_PATH, paths[0])
     extended.setdefault(PatchInputFields.FILE_PATHS, paths)
     return extended, {_PATCH_TOOL: ModeledTools.WRITE if only_adds else ModeledTools.EDIT}
+
+
+def _native_patch_input(event: ToolCallEvent, mutated: object) -> object | None:
+    """A rewrite of apply_patch as Codex takes it: the patch, without the paths the parse added.
+
+    None when the rewrite's file_path or file_paths differ from what its patch text names: only
+    the patch reaches the tool, so such a rewrite cannot be applied.
+    """
+    if event.meta.native_tool != _PATCH_TOOL or not isinstance(mutated, dict):
+        return mutated
+    derived, _ = _patch_input({k: v for k, v in mutated.items() if k not in PatchInputFields.ALL})
+    if any(key in mutated and mutated[key] != derived.get(key) for key in PatchInputFields.ALL):
+        return None
+    return {k: v for k, v in mutated.items() if k not in PatchInputFields.ALL}
 
 
 codex_adapter = CodexAdapter()
