@@ -58,11 +58,11 @@ lab-install: $(STAMP)
 	$(BIN)/python -m lab.install --older
 
 lab: lab-install
-	$(BIN)/python -m lab.run --older --write
+	$(BIN)/python -m lab.run --older --write --jobs 3
 
 # What make test runs: the pinned lab must match every declaration and docs/hosts.md.
 lab-check: lab-install
-	$(BIN)/python -m lab.run --older --check
+	$(BIN)/python -m lab.run --older --check --jobs 3
 
 # Drift: the same lab on the newest registry releases; prints where the matrix differs.
 lab-latest: $(STAMP)

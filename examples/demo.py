@@ -161,7 +161,8 @@ def main() -> int:
     total = len(AGENT_IDS) * len(CALLS)
     print(
         f"\n{total} calls through the real hook entries; {problems} disagreed with the library"
-        " or broke a schema. Exit 2 is the block every host enforces; amp asks by exit 1."
+        " or broke a schema. Exit 2 is the block hosts enforce (copilot: the deny body at exit 0);"
+        " amp asks by exit 1."
     )
     return 1 if problems else 0
 

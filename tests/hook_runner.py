@@ -88,10 +88,10 @@ ASK_TIER = {
     "claude": True,
     "codex": False,
     "gemini": False,
-    "amp": True,
+    "amp": False,  # AMP-3: exit 1 may run unattended in execute mode, so asks are escalated
     "cursor": False,
-    "copilot": False,
-    "factory": True,
+    "copilot": False,  # CP-15: no trusted ask tier, asks are escalated
+    "factory": False,  # droid exec ignores a hook ask (FD-1)
     "qwen": True,
     "kiro": False,
 }

@@ -19,29 +19,6 @@ def registry() -> dict[str, dict[str, Any]]:
     return {entry["id"]: entry for entry in entries}
 
 
-def tags_for(line: dict[str, Any]) -> list[str]:
-    """A reference line's divergence tags: its own, plus every registry entry that selects it.
-
-    The reference corpus is read-only, so an entry for a difference found later names the lines
-    it covers by ``selects``: dotted paths into the line, each with the values it may hold
-    (null also matches an absent path).
-    """
-    tags = list(line.get("divergence", []))
-    for entry_id, entry in registry().items():
-        selects = entry.get("selects")
-        if (
-            selects
-            and entry_id not in tags
-            and all(_selected(_at(line, path), values) for path, values in selects.items())
-        ):
-            tags.append(entry_id)
-    return tags
-
-
-def _selected(found: Any, values: list[Any]) -> bool:
-    return any(found == value or (value is None and found is _MISSING) for value in values)
-
-
 def adapter_with(agent: str, options: dict[str, Any]) -> Adapter:
     """The adapter a reference line ran under; sole_gate is a render option, not an adapter one."""
     adapter_options = {k: v for k, v in options.items() if k != "sole_gate"}
@@ -69,6 +46,11 @@ def _at(answer: dict[str, Any], path: str) -> Any:
     return node
 
 
+def differs_at(ours: dict[str, Any], theirs: dict[str, Any], paths: list[str]) -> bool:
+    """Whether the two answers differ at any of these paths."""
+    return any(_at(ours, path) != _at(theirs, path) for path in paths)
+
+
 def _without(answer: dict[str, Any], paths: set[str]) -> dict[str, Any]:
     masked = copy.deepcopy(answer)
     for path in paths:
@@ -81,10 +63,31 @@ def _without(answer: dict[str, Any], paths: set[str]) -> dict[str, Any]:
     return masked
 
 
-def selected_tags(line: dict[str, Any]) -> list[str]:
-    """The registry entries a line carries through their selects, not through its own tags."""
-    own = set(line.get("divergence", []))
-    return [tag for tag in tags_for(line) if tag not in own]
+def _holds(line: dict[str, Any], condition: dict[str, Any]) -> bool:
+    value = _at(line, condition["path"])
+    if "present" in condition:
+        return (value is not _MISSING) is condition["present"]
+    if "equals" in condition:
+        return bool(value == condition["equals"])
+    if "in" in condition:
+        return value in list(condition["in"])
+    if "prefix" in condition:
+        return isinstance(value, str) and value.startswith(condition["prefix"])
+    if "type" in condition:
+        return isinstance(value, {"object": dict, "array": list, "string": str}[condition["type"]])
+    raise AssertionError(f"unknown applies_to condition {condition}")
+
+
+def matched_tags(line: dict[str, Any]) -> list[str]:
+    """Ids of the entries whose applies_to selects this reference line (see docs/divergences.md)."""
+    found = []
+    for entry_id, entry in registry().items():
+        groups = entry.get("applies_to")
+        if not groups or line["agent"] not in entry["agents"]:
+            continue
+        if any(all(_holds(line, condition) for condition in group) for group in groups):
+            found.append(entry_id)
+    return found
 
 
 def unexplained(
@@ -92,16 +95,20 @@ def unexplained(
     tags: list[str],
     ours: dict[str, Any],
     theirs: dict[str, Any],
-    selected: tuple[str, ...] | list[str] = (),
+    matched: list[str] | None = None,
 ) -> str | None:
     """Why our answer's difference from the reference is not covered by its tags, or None.
 
     Each registry entry lists the JSON paths it may change: outside the union of a line's tags'
-    paths the answers must be equal, and every tag must change at least one of its own paths on
-    that line (else the tag is stale there). A selected tag (``selects``) names a class of lines;
-    it widens the scope but is not stale where one of its lines happens to agree.
+    paths (its own tags and the entries whose applies_to selects it) the answers must be equal,
+    and every tag the line itself carries must change at least one of its own paths on that line
+    (else the tag is stale there).
     """
     entries = registry()
+    # A withdrawn entry's tag no longer excuses anything: the corpus still carries it (read-only).
+    tags = [tag for tag in tags if not entries.get(tag, {}).get("withdrawn")]
+    own = list(tags)
+    tags = own + [tag for tag in matched or [] if tag not in own]
     for tag in tags:
         if tag not in entries:
             return f"tag {tag!r} is not in fixtures/divergences.json"
@@ -111,9 +118,7 @@ def unexplained(
     if _without(ours, scope) != _without(theirs, scope):
         outside = "no registry entry" if not tags else f"what {tags} may change"
         return f"answer differs outside {outside}"
-    for tag in tags:
-        if tag in selected:
-            continue
+    for tag in own:
         if all(_at(ours, path) == _at(theirs, path) for path in entries[tag]["paths"]):
             return f"tagged {tag!r} but none of its paths differ here (stale tag)"
     if "nothing-lost" in tags:

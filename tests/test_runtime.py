@@ -48,7 +48,7 @@ ESCALATED = {
     ("gemini", "ask", True): (2, True),
     ("amp", "allow", True): (0, False),
     ("amp", "deny", True): (2, True),
-    ("amp", "ask", True): (1, False),  # amp asks its operator by exit 1
+    ("amp", "ask", True): (2, True),  # no ask tier declared (AMP-3): the ask becomes a block
     ("claude", "allow", False): (0, False),
     ("claude", "deny", False): (0, False),
     ("claude", "ask", False): (0, False),
@@ -72,7 +72,7 @@ ESCALATED = {
     ("copilot", "ask", False): (0, False),
     ("factory", "allow", True): (0, False),
     ("factory", "deny", True): (2, True),
-    ("factory", "ask", True): (0, False),  # Claude-compatible: asks natively
+    ("factory", "ask", True): (2, True),  # no ask tier under droid exec (FD-1)
     ("factory", "allow", False): (0, False),
     ("factory", "deny", False): (0, False),
     ("factory", "ask", False): (0, False),

@@ -92,7 +92,7 @@ class CopilotAdapter(HostAdapter):
             native_tool=native_tool,
             tool_input=tool_input,
             call_keys=("mcp_context", "agent_type"),
-            response_key=_response_key(payload, native_event),
+            response_key=_response_key(payload),
             mcp_call=native_tool is not None and _MCP_SEPARATOR in native_tool,
         )
 
@@ -112,8 +112,6 @@ class CopilotAdapter(HostAdapter):
         else:
             # userPromptSubmitted output is dropped and unmodelled events read none (CP-6).
             body = {}
-        if _pascal(event) and body:
-            body = _mirrored(body, event.meta.native_event)
         if enforced:
             # The body denies on every version; exit 2 also does from 1.0.70 (CP-2).
             code = _BLOCK if self.feature(_EXIT_2_DENIES) else 0
@@ -168,33 +166,11 @@ def _camel_event(payload: dict[str, Any], camel_tool: bool) -> str:
     return _CAMEL_PRE if camel_tool else ""
 
 
-def _response_key(payload: dict[str, Any], native_event: str) -> str:
-    """Where the tool's result is: toolResult, a failure's error, or the PascalCase tool_result."""
+def _response_key(payload: dict[str, Any]) -> str:
+    """Where the tool's result is: camelCase toolResult, or the PascalCase tool_result (CP-8)."""
     if _CAMEL_RESULT in payload:
         return _CAMEL_RESULT
-    if native_event == "postToolUseFailure":
-        return _CAMEL_ERROR
     return _PASCAL_RESULT if _PASCAL_RESULT in payload else "tool_response"
-
-
-def _pascal(event: ToolCallEvent) -> bool:
-    """Whether the payload was the Claude-style form (its event name is PascalCase)."""
-    name = event.meta.native_event
-    return bool(name) and name[:1].isupper()
-
-
-def _mirrored(body: dict[str, Any], native_event: str) -> dict[str, Any]:
-    """The flat body plus the same answer in hookSpecificOutput, for the PascalCase form (CP-16)."""
-    inner: dict[str, Any] = {"hookEventName": native_event}
-    for flat, claude in (
-        ("permissionDecision", "permissionDecision"),
-        ("permissionDecisionReason", "permissionDecisionReason"),
-        ("modifiedArgs", "updatedInput"),
-        ("additionalContext", "additionalContext"),
-    ):
-        if flat in body:
-            inner[claude] = body[flat]
-    return {**body, "hookSpecificOutput": inner}
 
 
 def _result_object(replacement: object, original: object) -> dict[str, Any]:

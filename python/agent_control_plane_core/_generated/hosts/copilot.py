@@ -29,7 +29,7 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
-NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit", "postToolUse": "post_tool", "postToolUseFailure": "post_tool", "preToolUse": "pre_tool", "sessionStart": "session_start", "userPromptSubmitted": "prompt_submit"})
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit", "postToolUse": "post_tool", "preToolUse": "pre_tool", "sessionStart": "session_start", "userPromptSubmitted": "prompt_submit"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "postToolUse", "pre_tool": "preToolUse", "prompt_submit": "userPromptSubmitted", "session_start": "sessionStart"})
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bash": "Bash", "create": "Write", "edit": "Edit", "powershell": "Bash", "view": "Read", "web_fetch": "WebFetch"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
