@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_control_plane_core import AGENT_IDS, ToolCallEvent, adapter_for
 from agent_control_plane_core.cli import bridge_line
+from agent_control_plane_core.runtime import entry_adapter, render_hook_response
 from agent_control_plane_core.schemas import validator_for
 
 HERE = Path(__file__).resolve().parent
@@ -54,6 +55,14 @@ PAYLOADS = {
         "session_id": "q1",
         "tool_name": "run_shell_command",
         "tool_input": {"command": cmd},
+    },
+    # The payload the shipped opencode plugin sends (hosts/opencode.json notes).
+    "opencode": lambda cmd: {
+        "event": "tool.execute.before",
+        "sessionID": "o1",
+        "cwd": "/work",
+        "tool": "bash",
+        "args": {"command": cmd},
     },
     "kiro": lambda cmd: {
         "hook_event_name": "preToolUse",
@@ -124,7 +133,7 @@ def main() -> int:
     from demo_judge import judge
 
     schemas = {name: validator_for(name) for name in ("tool-call-event", "native-response")}
-    print(f"{'host':8}{'judge':9}{'command':13}{'exit':>4} {'blocks':7}{'stderr':34}stdout")
+    print(f"{'host':9}{'judge':9}{'command':13}{'exit':>4} {'blocks':7}{'stderr':34}stdout")
     problems = 0
     dropped = []
     for agent in AGENT_IDS:
@@ -133,20 +142,32 @@ def main() -> int:
             # Cross-check: the library's parse, judge and render_escalated give the same answer.
             expected = library_answer(agent, PAYLOADS[agent](command), judge)
             answer = expected["escalated"]
+            if expected["unrendered"]:
+                # The hook entry applies ACP_ON_UNRENDERED (default deny) after render_escalated.
+                environ = {"ACP_CODEX_VERSION": CODEX_VERSION, "AGENT_TOOL_NAME": "Bash"}
+                answer = render_hook_response(
+                    entry_adapter(agent, environ),
+                    json.dumps(PAYLOADS[agent](command)),
+                    judge,
+                    environ=environ,
+                ).to_dict()
             blocks = "yes" if answer["enforced"] else "no"
             print(
-                f"{agent:8}{label:9}{command:13}{code:>4} {blocks:7}"
+                f"{agent:9}{label:9}{command:13}{code:>4} {blocks:7}"
                 f"{_cell(stderr, 32):34}{stdout or '-'}"
             )
             unrendered = adapter_for(agent).UNRENDERED_FIELDS[expected["event"]["event"]]
             lost = sorted(set(expected["verdict"]) & unrendered) if "verdict" in expected else []
             if lost:
                 dropped.append(
-                    f"  {agent}: {label} carried {', '.join(lost)}, which {agent} cannot receive"
+                    f"  {agent}: {label} carried {', '.join(lost)}, which {agent} cannot receive;"
+                    f" the hook says so on stderr and {'denies' if answer['enforced'] else 'notes'}"
+                    " the call (ACP_ON_UNRENDERED)"
                 )
             same = (
                 answer["exit_code"] == code
-                and answer.get("stderr", "") == stderr
+                # A note on what the host could not carry follows the response's own text.
+                and stderr.partition("\n")[0] == answer.get("stderr", "")
                 and (json.loads(stdout) if stdout else None) == answer.get("stdout")
             )
             valid = schemas["tool-call-event"].is_valid(expected["event"]) and schemas[

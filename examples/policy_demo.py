@@ -1,4 +1,4 @@
-"""Demo: one policy file enforced on four hosts through the real hook entries, then the audit log."""
+"""Demo: one policy file on every host through the real hook entries, the audit log, and a replay."""
 
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ def _pre(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]]:
         # camelCase form: no event name, the arguments as a JSON string.
         native = {"timestamp": 1, "sessionId": "co-1", "toolName": "bash"}
         return {**native, "toolArgs": json.dumps({"command": command})}, {}
+    if agent == "opencode":
+        # The payload the shipped opencode plugin sends (hosts/opencode.json notes).
+        native = {"event": "tool.execute.before", "tool": "bash", "sessionID": "oc-1"}
+        return {**native, "args": {"command": command}, "cwd": "/work"}, {}
     tool = _SHELL_TOOL.get(agent, "Bash")
     native = {"hook_event_name": "PreToolUse", "tool_name": tool, "session_id": f"{agent}-1"}
     return {**native, "tool_input": {"command": command}}, {}
@@ -78,6 +82,14 @@ def _post(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]] | N
         native = {"timestamp": 2, "sessionId": "co-1", "toolName": "bash"}
         result = {"resultType": "success", "textResultForLlm": OUTPUT}
         return {**native, "toolArgs": json.dumps(tool_input), "toolResult": result}, {}
+    elif agent == "opencode":
+        native = {
+            "event": "tool.execute.after",
+            "tool": "bash",
+            "sessionID": "oc-1",
+            "cwd": "/work",
+        }
+        return {**native, "args": tool_input, "output": OUTPUT}, {}
     else:
         return None  # amp's delegate runs before a tool only
     native = {"hook_event_name": event, "tool_name": tool, "session_id": f"{agent}-1"}
@@ -86,10 +98,38 @@ def _post(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]] | N
 
 CALLS: tuple[tuple[str, Callable[[str], tuple[dict[str, Any], dict[str, str]] | None]], ...] = (
     ("rm -rf", lambda agent: _pre(agent, "rm -rf /tmp/build")),
+    ("rm -r -f", lambda agent: _pre(agent, "rm -r -f /tmp/build")),
     ("git push", lambda agent: _pre(agent, "git push origin main")),
+    ("force push", lambda agent: _pre(agent, "git push --force origin main")),
     ("AKIA output", lambda agent: _post(agent, "cat ~/.aws/credentials")),
     ("ls", lambda agent: _pre(agent, "ls -la")),
 )
+# The regular-expression rules this set replaced (issue 9): the demo records its calls under
+# them too, then `acp policy replay` shows which recorded calls the shipped set decides otherwise.
+REGEX_RULES = r"""
+[[rules]]
+name = "no-rm-rf"
+tools = ["Bash"]
+events = ["pre_tool"]
+match = '\brm\s+-[a-zA-Z]*(?:[rR][a-zA-Z]*f|f[a-zA-Z]*[rR])'
+decision = "deny"
+reason = "policy: rm -rf is blocked"
+
+[[rules]]
+name = "ask-git-push"
+tools = ["Bash"]
+events = ["pre_tool"]
+match = '\bgit\s+push\b'
+decision = "ask"
+reason = "policy: git push needs a person to confirm"
+
+[[rules]]
+name = "redact-aws-access-keys"
+events = ["post_tool"]
+decision = "allow"
+rewrite = { pattern = 'AKIA[0-9A-Z]{16}', replacement = "[REDACTED AWS ACCESS KEY]" }
+on_unrendered = "deny"
+"""
 
 
 def _short(text: str, width: int = 100) -> str:
@@ -97,8 +137,38 @@ def _short(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _run_calls(env: dict[str, str], *, show: bool) -> None:
+    """Every call through every host's hook entry; print the answers when show is set."""
+    if show:
+        print(f"{'call':12} {'host':7} {'exit':>4}")
+    for label, build in CALLS:
+        for agent in AGENT_IDS:
+            call = build(agent)
+            if call is None:
+                if show:
+                    print(f"{label:12} {agent:7}    -  (amp has no post_tool event)")
+                continue
+            native, extra_env = call
+            result = subprocess.run(
+                [str(BIN / f"acp-{agent}-hook")],
+                input=json.dumps(native),
+                capture_output=True,
+                text=True,
+                env={**env, **extra_env},
+                check=False,
+            )
+            if not show:
+                continue
+            print(f"{label:12} {agent:7} {result.returncode:>4}")
+            for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+                if text:
+                    print(f"{'':25} {name}: {_short(text)}")
+        if show:
+            print()
+
+
 def main() -> int:
-    """Run every call through every host's hook entry and print the answers and the audit summary."""
+    """Run every call through every host's hook entry; print the answers, the audit log, a replay."""
     with tempfile.TemporaryDirectory() as tmp:
         log = str(Path(tmp) / "audit.jsonl")
         env = {
@@ -108,32 +178,26 @@ def main() -> int:
             "ACP_AUDIT_LOG": log,
         }
         print(f"policy: {POLICY.relative_to(HERE.parent)}    codex version: 0.150.0\n")
-        print(f"{'call':12} {'host':7} {'exit':>4}")
-        for label, build in CALLS:
-            for agent in AGENT_IDS:
-                call = build(agent)
-                if call is None:
-                    print(f"{label:12} {agent:7}    -  (amp has no post_tool event)")
-                    continue
-                native, extra_env = call
-                result = subprocess.run(
-                    [str(BIN / f"acp-{agent}-hook")],
-                    input=json.dumps(native),
-                    capture_output=True,
-                    text=True,
-                    env={**env, **extra_env},
-                    check=False,
-                )
-                print(f"{label:12} {agent:7} {result.returncode:>4}")
-                for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
-                    if text:
-                        print(f"{'':25} {name}: {_short(text)}")
-            print()
+        _run_calls(env, show=True)
         summary = subprocess.run(
             [str(BIN / "acp"), "audit", log], capture_output=True, text=True, check=True
         )
         print("acp audit:\n" + summary.stdout)
-        return _same_decisions(Path(log))
+        code = _same_decisions(Path(log))
+        # The same calls recorded under the regex rules, then re-judged by the shipped set.
+        regex_rules = Path(tmp) / "regex-rules.toml"
+        regex_rules.write_text(REGEX_RULES, encoding="utf-8")
+        old_log = str(Path(tmp) / "regex-audit.jsonl")
+        _run_calls({**env, "ACP_POLICY": str(regex_rules), "ACP_AUDIT_LOG": old_log}, show=False)
+        replayed = subprocess.run(
+            [str(BIN / "acp"), "policy", "replay", str(POLICY), old_log],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        print("\nacp policy replay (calls recorded under the issue-9 regex rules):")
+        print(replayed.stdout.replace(str(POLICY), str(POLICY.relative_to(HERE.parent))))
+        return code
 
 
 def _same_decisions(log: Path) -> int:
@@ -149,11 +213,11 @@ def _same_decisions(log: Path) -> int:
         row = table.setdefault((event[ToolCallEventFields.EVENT], command), {})
         row[record[AuditRecordFields.AGENT]] = str(verdict.get(VerdictFields.DECISION))
     print(f"judge decisions in the audit log ({len(lines)} lines):")
-    print(f"  {'event':9} {'command':24} " + " ".join(f"{agent:7}" for agent in AGENT_IDS).rstrip())
+    print(f"  {'event':9} {'command':30} " + " ".join(f"{agent:7}" for agent in AGENT_IDS).rstrip())
     split = 0
     for (kind, command), row in table.items():
         cells = " ".join(f"{row.get(agent, '-'):7}" for agent in AGENT_IDS)
-        print(f"  {kind:9} {command:24} {cells}".rstrip())
+        print(f"  {kind:9} {command:30} {cells}".rstrip())
         # Only a rewrite may split: allow where it reaches the host, deny (on_unrendered) elsewhere.
         split += kind != "post_tool" and len(set(row.values())) > 1
     return 1 if split else 0

@@ -66,6 +66,14 @@ PRE_TOOL: dict[str, dict[str, Any]] = {
         "tool_name": "execute_bash",
         "tool_input": {"command": "rm -rf /"},
     },
+    # The shipped plugin's own payload (templates/opencode/agent-control-plane.js.j2).
+    "opencode": {
+        "event": "tool.execute.before",
+        "sessionID": "o1",
+        "callID": "call_1",
+        "tool": "bash",
+        "args": {"command": "rm -rf /"},
+    },
 }
 # The exit code each host's entry gives when the hook itself fails (contract.md §7).
 FAILURE_EXIT = {
@@ -78,6 +86,7 @@ FAILURE_EXIT = {
     "factory": 0,
     "qwen": 0,
     "kiro": 0,
+    "opencode": 0,  # the plugin logs the diagnostic and the call runs
 }
 # Hosts that block on a deny body at exit 0 without a version (hosts/<agent>.json exit_zero_block).
 BODY_BLOCKS = ("copilot",)
@@ -94,6 +103,7 @@ ASK_TIER = {
     "factory": False,  # droid exec ignores a hook ask (FD-1)
     "qwen": True,
     "kiro": False,
+    "opencode": False,
 }
 
 

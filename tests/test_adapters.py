@@ -37,6 +37,7 @@ def test_agent_ids_are_the_declared_hosts() -> None:
         "factory",
         "gemini",
         "kiro",
+        "opencode",
         "qwen",
     )
     assert tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json"))) == AGENT_IDS

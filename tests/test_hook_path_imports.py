@@ -110,6 +110,7 @@ ENTRY_PAYLOADS = {
         "tool_input": {"command": "rm -rf /"},
     },
     "copilot": {"toolName": "bash", "toolArgs": '{"command": "rm -rf /"}'},
+    "opencode": {"event": "tool.execute.before", "tool": "bash", "args": {"command": "rm -rf /"}},
 }
 
 

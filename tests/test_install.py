@@ -14,7 +14,23 @@ from agent_control_plane_core.install import InstallError, hook_command, plan_in
 
 from hook_runner import BIN, PRE_TOOL, hook_env
 
-HOSTS = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "kiro", "qwen")
+HOSTS = (
+    "amp",
+    "claude",
+    "codex",
+    "copilot",
+    "cursor",
+    "factory",
+    "gemini",
+    "kiro",
+    "opencode",
+    "qwen",
+)
+# The plugin acp install copies for opencode, as the package ships it.
+OPENCODE_PLUGIN = (
+    Path(__file__).resolve().parent.parent
+    / "python/agent_control_plane_core/_generated/plugins/opencode.js"
+)
 
 
 def install(host: str, tmp: Path, **options: Any) -> bool:
@@ -68,14 +84,14 @@ def test_claude_keeps_existing_settings_and_other_hooks(tmp_path: Path) -> None:
             }
         )
     )
-    install("claude", tmp_path, judge="mypkg.guard:judge")
+    install("claude", tmp_path, judge="hook_judges:denies")
     settings = json.loads(path.read_text())
     assert settings["model"] == "opus"
     assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert settings["hooks"]["Stop"] == []
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [theirs]}
-    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge mypkg.guard:judge")
+    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge hook_judges:denies")
 
 
 def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_path: Path) -> None:
@@ -229,6 +245,65 @@ def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_pat
     assert json.loads(result.stdout)["permission"] == "deny"
 
 
+def _plugin_config(path: Path) -> Any:
+    (line,) = [line for line in path.read_text().splitlines() if line.startswith("const CONFIG = ")]
+    return json.loads(line.removeprefix("const CONFIG = ").removesuffix(";"))
+
+
+def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config_line(
+    tmp_path: Path,
+) -> None:
+    install("opencode", tmp_path, judge="hook_judges:denies", fail_closed=True, timeout_s=5)
+    path = tmp_path / ".opencode/plugin/agent-control-plane.js"
+    assert _plugin_config(path) == {
+        "command": [
+            str(BIN / "acp"),
+            "hook",
+            "opencode",
+            "--judge",
+            "hook_judges:denies",
+            "--fail-closed",
+        ],
+        "failClosed": True,
+        "timeoutMs": 5000,
+    }
+    shipped = OPENCODE_PLUGIN.read_text().splitlines()
+    written = path.read_text().splitlines()
+    # Every other line is the generated plugin, byte for byte.
+    assert len(shipped) == len(written)
+    assert [a for a, b in zip(shipped, written, strict=True) if a != b] == [
+        line for line in shipped if line.startswith("const CONFIG = ")
+    ]
+    # Only node built-ins: offline, opencode stalls installing a plugin folder's dependencies.
+    imports = [line for line in written if line.startswith("import ")]
+    assert imports and all('from "node:' in line for line in imports)
+
+
+def test_opencode_plain_install_runs_the_console_script_and_fails_open(tmp_path: Path) -> None:
+    plan = plan_install("opencode", scope="user", home=tmp_path, bin_dir=BIN)
+    assert plan.path == tmp_path / ".config/opencode/plugin/agent-control-plane.js"
+    assert any("@opencode-ai/plugin" in note for note in plan.notes)
+    plan.apply()
+    assert _plugin_config(plan.path) == {
+        "command": [str(BIN / "acp-opencode-hook")],
+        "failClosed": False,
+        "timeoutMs": 30000,
+    }
+
+
+def test_opencode_reinstall_replaces_its_plugin_and_refuses_a_file_it_did_not_write(
+    tmp_path: Path,
+) -> None:
+    install("opencode", tmp_path, fail_closed=True)
+    assert install("opencode", tmp_path) is True
+    path = tmp_path / ".opencode/plugin/agent-control-plane.js"
+    assert _plugin_config(path)["failClosed"] is False
+    path.write_text("export const Mine = async () => ({});\n")
+    with pytest.raises(InstallError, match="was not written by acp install"):
+        plan_install("opencode", root=tmp_path, bin_dir=BIN)
+    assert path.read_text() == "export const Mine = async () => ({});\n"
+
+
 def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> None:
     path = tmp_path / ".codex/config.toml"
     path.parent.mkdir()
@@ -258,7 +333,9 @@ def test_codex_without_a_version_says_what_it_still_blocks(tmp_path: Path) -> No
     assert not any("No --codex-version" in note for note in pinned.notes)
 
 
-def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
+def test_amp_rule_goes_after_the_users_stricter_rules_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / ".config/amp/settings.json"
     path.parent.mkdir(parents=True)
     mine = {"tool": "Bash", "action": "reject"}
@@ -268,7 +345,8 @@ def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
     settings = json.loads(path.read_text())
     assert settings["amp.theme"] == "dark"
     delegate = {"tool": "*", "action": "delegate", "to": str(BIN / "acp-amp-hook")}
-    assert settings["amp.permissions"] == [delegate, mine]
+    # H2: the user's reject stays ahead of the delegate, so it still wins.
+    assert settings["amp.permissions"] == [mine, delegate]
 
 
 def test_amp_refuses_options_it_cannot_pass(tmp_path: Path) -> None:

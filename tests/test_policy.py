@@ -29,7 +29,7 @@ from hook_runner import BIN, FAILURE_EXIT, run_hook
 
 EXAMPLE = REPO / "examples" / "policy.toml"
 KEY = "AKIAIOSFODNN7EXAMPLE"
-REDACTED = "[REDACTED AWS ACCESS KEY]"
+REDACTED = "[REDACTED CREDENTIAL]"
 # amp's delegate runs before a tool only; kiro's postToolUse cannot block, so a deny there is a warning.
 POST_TOOL_HOSTS = ("claude", "codex", "gemini", "factory", "qwen")
 # The shell tool's native name on hosts that do not call it Bash (hosts/<agent>.json tool_aliases).
@@ -57,6 +57,9 @@ def pre_tool(agent: str, tool: str, tool_input: dict[str, Any]) -> Any:
     if agent == "cursor":
         tool = {"Bash": "Shell"}.get(tool, tool)
         return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
+    if agent == "opencode":
+        tool = {"Bash": "bash"}.get(tool, tool)
+        return {"event": "tool.execute.before", "tool": tool, "args": tool_input}
     return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
 
 
@@ -274,23 +277,35 @@ def test_a_list_value_is_matched_joined_with_spaces() -> None:
     assert example()(event).decision == "deny"
 
 
-def test_only_the_first_64_kib_of_a_value_are_searched(tmp_path: Path) -> None:
-    judge = judge_from(
-        tmp_path, '[[rules]]\ntools = ["Bash"]\nmatch = "NEEDLE"\ndecision = "deny"\n'
-    )
+def test_past_64_kib_a_deny_rule_counts_the_unsearched_tail_as_a_match(tmp_path: Path) -> None:
+    rule = '[[rules]]\ntools = ["Bash"]\nmatch = "NEEDLE"\ndecision = "deny"\n'
+    judge = judge_from(tmp_path, rule)
+    (tmp_path / "lenient").mkdir()
+    lenient = judge_from(tmp_path / "lenient", rule + 'on_unparsed = "no_match"\n')
     fits = "x" * (MATCH_LIMIT_BYTES - len("NEEDLE")) + "NEEDLE"
     beyond = "x" * MATCH_LIMIT_BYTES + "NEEDLE"
     # Multi-byte characters count by their UTF-8 bytes: 2 bytes each here.
     wide = "é" * (MATCH_LIMIT_BYTES // 2) + "NEEDLE"
     wide_fits = "é" * (MATCH_LIMIT_BYTES // 2 - 3) + "NEEDLE"
 
-    def decide(text: str) -> str:
-        return judge(event_for("claude", pre_tool("claude", "Bash", {"command": text}))).decision
+    def decide(text: str, which: PolicyJudge = judge) -> str:
+        return which(event_for("claude", pre_tool("claude", "Bash", {"command": text}))).decision
 
     assert decide(fits) == "deny"
-    assert decide(beyond) == "allow"
-    assert decide(wide) == "allow"
     assert decide(wide_fits) == "deny"
+    # No unscanned tail: what the pattern could not search counts as a match (issue 16) ...
+    assert decide(beyond) == "deny"
+    assert decide(wide) == "deny"
+    why = judge.explain(event_for("claude", pre_tool("claude", "Bash", {"command": wide}))).why
+    assert any("not searched" in line for line in why)
+    # ... unless the rule says otherwise, and an allow rule never matches text it did not search.
+    assert decide(beyond, lenient) == "allow"
+    assert decide(wide_fits, lenient) == "deny"
+    allow = judge_from(
+        tmp_path,
+        '[[rules]]\ntools = ["Bash"]\nmatch = "NEEDLE"\ndecision = "allow"\n[[rules]]\ndecision = "ask"\n',
+    )
+    assert decide(beyond, allow) == "ask"
 
 
 # ---- rewrites: redaction on post_tool, input rewrites on pre_tool ------------------------------
@@ -320,7 +335,8 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
         assert not response.enforced and response.exit_code == 0
     else:
         assert verdict.decision == "deny"
-        assert verdict.mutated_output is ABSENT
+        # M9: the redacted form stays on the verdict, so the audit log never stores the key.
+        assert REDACTED in json.dumps(verdict.mutated_output)
         assert agent in str(verdict.reason) and "mutated_output" in str(verdict.reason)
         # Where the host cannot block after the tool (CC-1, FD-5, QW-4) the deny is feedback.
         assert response.enforced is event.this_call_vetoable
@@ -666,6 +682,7 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
         "factory": 2,  # no ask tier under droid exec (FD-1)
         "qwen": 0,
         "kiro": 2,
+        "opencode": 2,
     }
     assert ask.code == expected_ask[agent]
     decisions = ["deny", "ask", "allow"]
@@ -695,30 +712,40 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
     assert {record["agent"] for record in records} == {agent}
 
 
-def test_the_policy_demo_shows_one_decision_per_call_on_every_host() -> None:
+def test_the_policy_demo_shows_one_decision_per_call_and_what_the_replay_changes() -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "examples" / "policy_demo.py")],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    rows = {
-        line.split()[0] + " " + line.split()[1]: dict(
-            zip(AGENT_IDS, line.split()[-len(AGENT_IDS) :], strict=True)
-        )
-        for line in result.stdout.splitlines()
-        if line.startswith("  p")
-    }
-    assert set(rows["pre_tool rm"].values()) == {"deny"}
-    assert set(rows["pre_tool git"].values()) == {"ask"}
-    post = rows["post_tool cat"]
-    # amp has no post_tool event; claude and gemini (GM-6) can replace the output, the rest deny
-    # the redaction.
-    assert (post.pop("amp"), post.pop("claude"), post.pop("gemini")) == ("-", "allow", "allow")
+    rows = {}
+    for line in result.stdout.splitlines():
+        if line.startswith(("  pre_tool", "  post_tool")):
+            words = line.split()
+            command = " ".join(words[1 : -len(AGENT_IDS)])
+            rows[command] = dict(zip(AGENT_IDS, words[-len(AGENT_IDS) :], strict=True))
+    for command in ("rm -rf /tmp/build", "rm -r -f /tmp/build", "git push --force origin main"):
+        assert set(rows[command].values()) == {"deny"}, command
+    assert set(rows["git push origin main"].values()) == {"ask"}
+    post = rows["cat ~/.aws/credentials"]
+    # amp has no post_tool event; claude, gemini (GM-6) and opencode replace the output, the rest
+    # deny the redaction.
+    replaced = (post.pop("amp"), post.pop("claude"), post.pop("gemini"), post.pop("opencode"))
+    assert replaced == ("-", "allow", "allow", "allow")
     assert set(post.values()) == {"deny"}
-    assert f"{4 * len(AGENT_IDS) - 1} call(s)" in result.stdout
+    calls = 6 * len(AGENT_IDS) - 1
+    assert f"{calls} call(s)" in result.stdout
+    # Replaying the calls recorded under the regex rules: form 1 (rm -r -f) and the force push
+    # change on every host, and nothing else does.
+    replayed = result.stdout.split("acp policy replay", 1)[1]
+    assert f"{calls} recorded call(s) re-judged" in replayed
+    assert f"; {2 * len(AGENT_IDS)} would change" in replayed
+    changes = [line for line in replayed.splitlines() if line.startswith("line ")]
+    assert len([c for c in changes if "rm -r -f /tmp/build: allow -> deny" in c]) == len(AGENT_IDS)
+    assert len([c for c in changes if "--force origin main: ask -> deny" in c]) == len(AGENT_IDS)
 
 
 def test_the_hook_path_with_a_policy_loads_no_validator_or_generator() -> None:

@@ -257,7 +257,7 @@ def test_bridge_answers_every_line_with_exactly_one_valid_line(line: str) -> Non
     assert text.endswith("\n") and text.count("\n") == 1
     text.encode("utf-8")
     answer = json.loads(text)
-    assert set(answer) == {"event", "render", "escalated"}
+    assert set(answer) == {"event", "render", "escalated", "unrendered"}
     if "error" in answer["event"]:
         return
     assert validator_for("tool-call-event").is_valid(answer["event"])

@@ -41,6 +41,7 @@ RUNTIME = [
     "CODEX_VERSION_ENV",
     "FAIL_CLOSED_ENV",
     "JUDGE_ENV",
+    "ON_UNRENDERED_ENV",
     "POLICY_ENV",
     "TIMEOUT_ENV",
     "HookAnswer",
@@ -76,6 +77,7 @@ def test_runtime_all_is_pinned() -> None:
         "gemini_main",
         "kiro_main",
         "main_for",
+        "opencode_main",
         "qwen_main",
     ]
 

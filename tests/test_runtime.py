@@ -33,6 +33,7 @@ NOT_VETOABLE: dict[str, dict[str, Any]] = {
     "factory": {"hook_event_name": "SessionStart", "session_id": "f"},
     "qwen": {"hook_event_name": "SessionStart", "session_id": "q"},
     "kiro": {"hook_event_name": "postToolUse", "tool_name": "execute_bash", "tool_input": {}},
+    "opencode": {"event": "tool.execute.after", "tool": "bash", "args": {}, "output": ""},
 }
 
 # (agent, decision, vetoable) -> (exit code, enforced) of render_escalated (contract.md §4, §6).
@@ -88,6 +89,12 @@ ESCALATED = {
     ("kiro", "allow", False): (0, False),
     ("kiro", "deny", False): (1, False),  # a failed hook's warning: the call still runs
     ("kiro", "ask", False): (1, False),
+    ("opencode", "allow", True): (0, False),
+    ("opencode", "deny", True): (2, True),
+    ("opencode", "ask", True): (2, True),  # no ask tier: the ask becomes a block the plugin throws
+    ("opencode", "allow", False): (0, False),
+    ("opencode", "deny", False): (0, False),  # a warning the plugin adds to the tool output
+    ("opencode", "ask", False): (0, False),
 }
 
 

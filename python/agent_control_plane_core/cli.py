@@ -11,14 +11,22 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
 
-from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
+from ._generated.constants import (
+    MODELED_TOOL_INPUT_KEYS,
+    TOOL_ALIASES,
+    UnrenderedPostures,
+    VerdictFields,
+)
+from ._generated.models.verdict_schema import Verdict
 from .adapters import AGENT_IDS, Adapter
 from .contract import json_bytes, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
     FAIL_CLOSED_ENV,
     JUDGE_ENV,
+    ON_UNRENDERED_ENV,
     POLICY_ENV,
+    _unrendered_fields,
     entry_adapter,
     escalate,
     render_escalated,
@@ -36,6 +44,11 @@ _VALIDATE_KINDS: Final = {
 # Per-line options of `acp bridge`; everything else on a line is refused by name.
 _BRIDGE_OPTIONS: Final = ("sole_gate", "codex_version")
 _BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
+_ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
+_ON_UNRENDERED_HELP: Final = (
+    "deny (default), note or allow: what the hook does when a verdict asks for content the"
+    " host cannot carry on that event"
+)
 
 
 class UsageError(Exception):
@@ -57,23 +70,28 @@ def _bridge_adapter(agent: str, codex_version: str | None) -> Adapter:
 
 
 def bridge_line(line: str) -> dict[str, Any]:
-    """Answer one `acp bridge` input line: {event, render, escalated}, errors as {"error": ...}."""
+    """Answer one `acp bridge` input line: {event, render, escalated, unrendered}, errors named."""
     try:
         request = _bridge_request(line)
     except UsageError as exc:
-        return {"event": {"error": str(exc)}, "render": None, "escalated": None}
+        return _bridge_error(str(exc))
     agent, native, options = request["agent"], request["native"], request["options"]
     try:
         adapter = _bridge_adapter(agent, options.get("codex_version"))
     except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
-        return {"event": {"error": f"options: {exc}"}, "render": None, "escalated": None}
+        return _bridge_error(f"options: {exc}")
     event = adapter.parse(native)
-    answer: dict[str, Any] = {"event": event.to_dict(), "render": None, "escalated": None}
+    answer: dict[str, Any] = {
+        "event": event.to_dict(),
+        "render": None,
+        "escalated": None,
+        "unrendered": None,
+    }
     if "verdict" not in request:
         return answer
     sole_gate = bool(options.get("sole_gate", False))
     try:
-        verdict = normalize_verdict(request["verdict"])
+        verdict = _verdict(request["verdict"])
     except (TypeError, ValueError) as exc:
         error = {"error": f"verdict: {exc}"}
         answer["render"] = answer["escalated"] = error
@@ -83,7 +101,32 @@ def bridge_line(line: str) -> dict[str, Any]:
     answer["render"] = rendered = response.to_dict()
     # Most answers need no escalation: share the one dict rather than render and convert twice.
     answer["escalated"] = rendered if escalated is response else escalated.to_dict()
+    # Issue 17: the verdict's fields this host cannot carry on the event, never dropped silently.
+    answer["unrendered"] = list(_unrendered_fields(adapter, verdict, event, escalated))
     return answer
+
+
+def _verdict(raw: object) -> Verdict:
+    """normalize_verdict, refusing a field the verdict does not have (mutated_ouput) by name."""
+    if isinstance(raw, dict):
+        unknown = sorted(str(key) for key in raw if key not in VerdictFields.ALL)
+        if unknown:
+            raise ValueError(
+                f"unknown verdict field(s) {', '.join(unknown)}; known: {', '.join(VerdictFields.ALL)}"
+            )
+    return normalize_verdict(raw)  # type: ignore[arg-type]  # it raises TypeError on a non-mapping
+
+
+def _bridge_error(text: str) -> dict[str, Any]:
+    return {"event": {"error": text}, "render": None, "escalated": None, "unrendered": None}
+
+
+def _bridge_bytes(line: str) -> bytes:
+    """The answer line's JSON; an answer JSON cannot carry (NaN, 1e400) is an error answer."""
+    try:
+        return json_bytes(bridge_line(line))
+    except ValueError as exc:  # L1: never write NaN or Infinity, which strict parsers reject
+        return json_bytes(_bridge_error(f"line holds a number JSON cannot carry ({exc})"))
 
 
 def _bridge_request(line: str) -> dict[str, Any]:
@@ -125,7 +168,7 @@ def run_bridge(lines: Iterable[str], out: IO[str]) -> int:
     """Answer every input line with exactly one output line, in order; return the line count."""
     count = 0
     for line in lines:
-        out.write(json_bytes(bridge_line(line)).decode("utf-8") + "\n")
+        out.write(_bridge_bytes(line).decode("utf-8") + "\n")
         out.flush()  # a caller driving the bridge line by line waits for each answer
         count += 1
     return count
@@ -156,7 +199,7 @@ def _cmd_bridge(args: argparse.Namespace) -> int:
     # Bytes split at "\n" only, undecodable bytes replaced (as a hook entry reads stdin): a bad
     # byte must not end the stream, and the locale must not decide how a line is decoded.
     for batch in _batches(sys.stdin.fileno()):
-        answers = [json_bytes(bridge_line(raw.decode("utf-8", errors="replace"))) for raw in batch]
+        answers = [_bridge_bytes(raw.decode("utf-8", errors="replace")) for raw in batch]
         _write_all(sys.stdout.fileno(), b"\n".join(answers) + b"\n")
     return 0
 
@@ -189,7 +232,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _cmd_render(args: argparse.Namespace) -> int:
     try:
         raw_verdict = json.loads(args.verdict)
-        verdict = normalize_verdict(raw_verdict)
+        verdict = _verdict(raw_verdict)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"--verdict: {exc}") from exc
     adapter = _cli_adapter(args)
@@ -268,8 +311,11 @@ def _cmd_hook(args: argparse.Namespace) -> int:
         environ[JUDGE_ENV] = args.judge
         environ.pop(POLICY_ENV, None)  # an explicit --judge wins over an inherited ACP_POLICY
     if args.policy:
-        # Loaded by judge_from_env like ACP_POLICY, so a bad file gets the host's posture too.
-        environ[POLICY_ENV] = args.policy
+        # Loaded by judge_from_env like ACP_POLICY, so a bad file gets the host's posture too;
+        # resolved once, here (L13), because judge_from_env refuses a relative path.
+        environ[POLICY_ENV] = os.path.abspath(args.policy)
+    if args.on_unrendered:
+        environ[ON_UNRENDERED_ENV] = args.on_unrendered
     if args.fail_closed:
         environ[FAIL_CLOSED_ENV] = "1"
     if args.codex_version:
@@ -291,6 +337,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
             fail_closed=args.fail_closed,
             timeout_s=args.timeout,
             codex_version=args.codex_version,
+            on_unrendered=args.on_unrendered,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -302,7 +349,10 @@ def _cmd_install(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(plan.diff(), end="")
         return 0
-    plan.apply()
+    try:
+        plan.apply()
+    except InstallError as exc:
+        raise UsageError(str(exc)) from exc
     print(f"{plan.path}: {args.host} hook registered")
     return 0
 
@@ -422,6 +472,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--codex-version", help=f"the Codex version the launcher pins (sets {CODEX_VERSION_ENV})"
     )
+    sub.add_argument(
+        *_ON_UNRENDERED_ARGS,
+        choices=UnrenderedPostures.ALL,
+        help=f"{_ON_UNRENDERED_HELP} (sets {ON_UNRENDERED_ENV})",
+    )
     sub = command(
         "install",
         _cmd_install,
@@ -451,12 +506,24 @@ def _parser() -> argparse.ArgumentParser:
     installed_judge.add_argument("--judge", help="module:callable the hook runs")
     installed_judge.add_argument("--policy", metavar="FILE", help="a TOML rule file the hook runs")
     sub.add_argument("--fail-closed", action="store_true", help="block when the hook fails")
-    sub.add_argument("--timeout", type=int, default=30, help="the host's hook timeout in seconds")
+    sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
+    sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    sub = command("policy", _cmd_policy, "Check policy rule files against policy.schema.json.")
-    sub.add_argument("action", choices=["check"])
-    sub.add_argument("files", nargs="+", metavar="FILE", help="TOML rule file(s)")
+    sub = command(
+        "policy",
+        _cmd_policy,
+        "Check rule files, run their tests, explain a decision, replay an audit log.",
+    )
+    sub.add_argument("action", choices=["check", "test", "explain", "replay"])
+    sub.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="check/test: rule file(s); explain: RULES PAYLOAD (- reads stdin); replay: RULES AUDIT",
+    )
+    sub.add_argument("--agent", action="append", choices=AGENT_IDS, help="host(s) to run on")
+    sub.add_argument("--fixtures", metavar="DIR", help="host fixture folder for test payloads")
     sub = command("audit", _cmd_audit, "Summarize an audit log: counts and the slowest calls.")
     sub.add_argument("path", metavar="PATH", help="the ACP_AUDIT_LOG file; - reads stdin")
     sub.add_argument("--slowest", type=int, default=5, help="how many slow calls to list")
@@ -493,6 +560,10 @@ def console_main() -> None:
 def _cmd_policy(args: argparse.Namespace) -> int:
     from .policy import check_policy_file
 
+    if args.action != "check":
+        from .policy_cli import policy_command
+
+        return policy_command(args.action, args.files, args.agent or [], args.fixtures)
     failed = 0
     for name in args.files:
         problems = check_policy_file(name)

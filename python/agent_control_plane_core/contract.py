@@ -193,13 +193,14 @@ def _json_text(value: object) -> str:
 
 
 def json_bytes(value: object) -> bytes:
-    """Compact UTF-8 JSON of a value; raises TypeError when the value is not JSON."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact UTF-8 JSON of a value; raises TypeError or ValueError when the value is not JSON."""
+    # allow_nan=False: NaN and Infinity are not JSON, and a strict host parser rejects the body (L1).
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
-        return json.dumps(value, separators=(",", ":")).encode("ascii")
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def block_reason(verdict: Verdict, default: str) -> str:

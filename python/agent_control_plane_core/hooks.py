@@ -16,6 +16,7 @@ __all__ = [
     "gemini_main",
     "kiro_main",
     "main_for",
+    "opencode_main",
     "qwen_main",
 ]
 
@@ -68,3 +69,8 @@ def cursor_main() -> NoReturn:
 def copilot_main() -> NoReturn:
     """acp-copilot-hook (register it on preToolUse in .github/hooks/*.json)."""
     main_for("copilot")
+
+
+def opencode_main() -> NoReturn:
+    """acp-opencode-hook (run by the plugin acp install opencode writes, one call per process)."""
+    main_for("opencode")

@@ -20,6 +20,19 @@ CONTROL_PLANE_SCHEMA: Final = "control-plane/v1"
 """Name of the schema folder this package implements."""
 
 
+UnrenderedPosture: TypeAlias = Literal["deny", "note", "allow"]
+"""What a hook entry does when a verdict asks for content the host cannot carry on that event (ACP_ON_UNRENDERED): deny the call where it can still be stopped, note it on stderr, or allow it silently."""
+
+
+class UnrenderedPostures:
+    """Values of UnrenderedPosture, defined in audit-record.schema.json."""
+
+    ALL: Final[tuple[UnrenderedPosture, ...]] = ("deny", "note", "allow")
+    DENY: Final = "deny"
+    NOTE: Final = "note"
+    ALLOW: Final = "allow"
+
+
 CallClass: TypeAlias = Literal["builtin", "mcp", "subagent", "resumed"]
 """Where a tool call comes from: a host builtin, an MCP server, a subagent, or a resumed session."""
 
@@ -58,6 +71,18 @@ class VetoingCoverages:
     ALL: Final[tuple[VetoingCoverage, ...]] = ("covered", "partial")
     COVERED: Final = "covered"
     PARTIAL: Final = "partial"
+
+
+UnparsedOutcome: TypeAlias = Literal["match", "no_match"]
+"""Whether input the judge cannot read completely counts as a match of a deny or ask rule."""
+
+
+class UnparsedOutcomes:
+    """Values of UnparsedOutcome, defined in policy.schema.json."""
+
+    ALL: Final[tuple[UnparsedOutcome, ...]] = ("match", "no_match")
+    MATCH: Final = "match"
+    NO_MATCH: Final = "no_match"
 
 
 UnrenderedDecision: TypeAlias = Literal["deny", "allow"]
@@ -143,7 +168,7 @@ class Decisions:
 class AuditRecordFields:
     """Field names of AuditRecord, in audit-record.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
+    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered")
     TIME: Final = "time"
     AGENT: Final = "agent"
     EVENT: Final = "event"
@@ -151,6 +176,7 @@ class AuditRecordFields:
     EXIT_CODE: Final = "exit_code"
     ENFORCED: Final = "enforced"
     DURATION_MS: Final = "duration_ms"
+    UNRENDERED: Final = "unrendered"
 
 
 class HostDeclarationFields:
@@ -258,8 +284,33 @@ class NativeResponseFields:
 class PolicyFields:
     """Field names of Policy, in policy.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("rules",)
+    ALL: Final[tuple[str, ...]] = ("rules", "tests")
     RULES: Final = "rules"
+    TESTS: Final = "tests"
+
+
+class PolicyCommandFields:
+    """Field names of PolicyCommand, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("program", "fold_case", "subcommand", "value_options", "aliases", "all_flags", "any_flags", "args", "piped_from")
+    PROGRAM: Final = "program"
+    FOLD_CASE: Final = "fold_case"
+    SUBCOMMAND: Final = "subcommand"
+    VALUE_OPTIONS: Final = "value_options"
+    ALIASES: Final = "aliases"
+    ALL_FLAGS: Final = "all_flags"
+    ANY_FLAGS: Final = "any_flags"
+    ARGS: Final = "args"
+    PIPED_FROM: Final = "piped_from"
+
+
+class PolicyExpandFields:
+    """Field names of PolicyExpand, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("marker", "text", "times")
+    MARKER: Final = "marker"
+    TEXT: Final = "text"
+    TIMES: Final = "times"
 
 
 class PolicyRewriteFields:
@@ -273,17 +324,37 @@ class PolicyRewriteFields:
 class PolicyRuleFields:
     """Field names of PolicyRule, in policy.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "decision", "reason", "context", "rewrite", "on_unrendered")
+    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "command", "paths", "on_unparsed", "decision", "reason", "context", "rewrite", "on_unrendered")
     NAME: Final = "name"
     TOOLS: Final = "tools"
     EVENTS: Final = "events"
     FIELD: Final = "field"
     MATCH: Final = "match"
+    COMMAND: Final = "command"
+    PATHS: Final = "paths"
+    ON_UNPARSED: Final = "on_unparsed"
     DECISION: Final = "decision"
     REASON: Final = "reason"
     CONTEXT: Final = "context"
     REWRITE: Final = "rewrite"
     ON_UNRENDERED: Final = "on_unrendered"
+
+
+class PolicyTestFields:
+    """Field names of PolicyTest, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("name", "tool", "input", "output", "event", "cwd", "payload", "expand", "agents", "expect", "rule")
+    NAME: Final = "name"
+    TOOL: Final = "tool"
+    INPUT: Final = "input"
+    OUTPUT: Final = "output"
+    EVENT: Final = "event"
+    CWD: Final = "cwd"
+    PAYLOAD: Final = "payload"
+    EXPAND: Final = "expand"
+    AGENTS: Final = "agents"
+    EXPECT: Final = "expect"
+    RULE: Final = "rule"
 
 
 class ToolCallEventFields:
