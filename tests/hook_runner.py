@@ -19,6 +19,8 @@ from host_calls import shell_call  # noqa: E402
 BIN = Path(sys.executable).parent
 # An enforcing Codex version: payloads carry none, so the launcher's pin decides.
 CODEX_VERSION = "0.150.0"
+# Below 1.0.70, where the deny body at exit 0 is the block (hosts/copilot.json version_facts).
+COPILOT_VERSION = "1.0.65"
 
 # One vetoable pre-tool shell call per host, from its golden fixture file (examples/host_calls.py).
 PRE_TOOL: dict[str, Any] = {agent: shell_call(agent, "rm -rf /") for agent in AGENT_IDS}
@@ -32,6 +34,8 @@ FAILURE_DENIES = tuple(agent for agent, a in _ADAPTERS.items() if a.FAILURE_STDO
 BLOCK_EXIT = {agent: adapter.BLOCK_EXIT_CODE for agent, adapter in _ADAPTERS.items()}
 # Hosts whose native protocol has an ask tier (native_ask_tier).
 ASK_TIER = {agent: adapter.NATIVE_ASK_TIER for agent, adapter in _ADAPTERS.items()}
+# Hosts whose enforced deny is the body at exit 0 when no version is configured (exit_zero_block).
+BODY_BLOCKS = tuple(agent for agent, a in _ADAPTERS.items() if getattr(a, "EXIT_ZERO_BLOCK", False))
 
 
 @dataclass
@@ -55,6 +59,8 @@ def hook_env(agent: str, judge: str | None = None, **extra: str) -> dict[str, st
     env["PYTHONPATH"] = str(TESTS_DIR)
     if agent == "codex":
         env["ACP_CODEX_VERSION"] = CODEX_VERSION
+    if agent == "copilot":
+        env["ACP_COPILOT_VERSION"] = COPILOT_VERSION
     if judge is not None:
         env["ACP_JUDGE"] = f"hook_judges:{judge}"
     env.update(extra)

@@ -129,6 +129,7 @@ def test_bridge_without_verdict_renders_nothing() -> None:
 
 def test_bridge_options_reach_the_adapter() -> None:
     line: dict[str, Any] = {"agent": "codex", "native": PRE_TOOL["codex"], "verdict": demo_deny()}
+    line["options"] = {"codex_version": "0.100.0"}  # below the supported range: observe only
     observe = bridge_line(json.dumps(line))
     assert observe["event"]["meta"]["integration_mode"] == "observe_only"
     line["options"] = {"codex_version": "0.150.0", "sole_gate": True}

@@ -517,7 +517,12 @@ def test_n2_install_checks_the_judge_and_policy_and_says_what_runs(tmp_path: Pat
 
 @pytest.mark.parametrize(
     "agent",
-    [a for a in AGENT_IDS if "mutated_input" in adapter_for(a).UNRENDERED_FIELDS["pre_tool"]],
+    # As the hook entry sees each host (run_hook configures the Codex version).
+    [
+        a
+        for a in AGENT_IDS
+        if "mutated_input" in entry_adapter(a, hook_env(a)).UNRENDERED_FIELDS["pre_tool"]
+    ],
 )
 def test_a_rewrite_the_host_cannot_carry_denies_the_call_and_says_so(
     tmp_path: Path, agent: str

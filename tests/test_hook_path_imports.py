@@ -66,7 +66,7 @@ module_name, _, function = {entry!r}.partition(":")
 entry = getattr(importlib.import_module(module_name), function)
 assert callable(entry)
 from agent_control_plane_core.runtime import entry_adapter, judge_from_env, render_hook_response
-environ = {{"ACP_CODEX_VERSION": "0.150.0", "AGENT_TOOL_NAME": "Bash"}}
+environ = {{"ACP_CODEX_VERSION": "0.150.0", "ACP_COPILOT_VERSION": "1.0.102", "AGENT_TOOL_NAME": "Bash"}}
 adapter = entry_adapter({agent!r}, environ)
 response = render_hook_response(adapter, sys.argv[1], judge_from_env(environ), environ=environ)
 assert response.exit_code == adapter.BLOCK_EXIT_CODE, response
@@ -96,7 +96,8 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
     if not script.is_file():
         pytest.skip(f"{script.name} is not installed next to {sys.executable}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
-    env.update(ACP_CODEX_VERSION="0.150.0", AGENT_TOOL_NAME="Bash")
+    # Copilot's deny exits 2 from 1.0.70 (below, the body at exit 0 is the block).
+    env.update(ACP_CODEX_VERSION="0.150.0", ACP_COPILOT_VERSION="1.0.102", AGENT_TOOL_NAME="Bash")
     result = subprocess.run(
         [sys.executable, "-X", "importtime", str(script)],
         input=json.dumps(ENTRY_PAYLOADS[agent]),

@@ -210,13 +210,22 @@ def test_copilot_registers_pre_tool_use_in_a_github_hooks_file(tmp_path: Path) -
         "version": 1,
         "hooks": {
             "preToolUse": [
-                {"type": "command", "bash": str(BIN / "acp-copilot-hook"), "timeoutSec": 5}
+                {
+                    "type": "command",
+                    "bash": str(BIN / "acp-copilot-hook"),
+                    "timeoutSec": 5,
+                    # CP-1: Copilot's timeout fails open; the hook's own deadline comes first.
+                    "env": {"ACP_HOOK_TIMEOUT_MS": "3334"},
+                }
             ]
         },
     }
-    assert any("fails or times out" in note for note in plan.notes)
+    assert any("times out" in note and "ACP_HOOK_TIMEOUT_MS" in note for note in plan.notes)
+    assert any("trusted folder" in note for note in plan.notes)  # CP-10
     user = plan_install("copilot", scope="user", home=tmp_path, bin_dir=BIN)
     assert user.path == tmp_path / ".copilot/hooks/agent-control-plane.json"
+    default = json.loads(plan_install("copilot", root=tmp_path, bin_dir=BIN).after)
+    assert default["hooks"]["preToolUse"][0]["env"] == {"ACP_HOOK_TIMEOUT_MS": "25000"}
 
 
 def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_path: Path) -> None:
@@ -308,18 +317,20 @@ def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> Non
     config = tomllib.loads(text)
     handler = config["hooks"]["PreToolUse"][0]["hooks"][0]
     assert handler["command"].endswith("acp hook codex --codex-version 0.150.0")
-    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse"]
+    # CX-4: UserPromptSubmit can block, so it is registered beside the tool events.
+    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
     install("codex", tmp_path, scope="user", codex_version="0.151.0")
     again = tomllib.loads(path.read_text())
     assert len(again["hooks"]["PreToolUse"]) == 1
     assert again["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("0.151.0")
 
 
-def test_codex_without_a_version_says_it_cannot_block(tmp_path: Path) -> None:
+def test_codex_without_a_version_says_what_it_still_blocks(tmp_path: Path) -> None:
     plan = plan_install("codex", root=tmp_path, bin_dir=BIN)
-    assert any("observe-only" in note for note in plan.notes)
+    assert any("No --codex-version" in n and "denies block" in n for n in plan.notes)
+    assert any("--dangerously-bypass-hook-trust" in note for note in plan.notes)  # CX-8
     pinned = plan_install("codex", root=tmp_path, bin_dir=BIN, codex_version="0.150.0")
-    assert not any("observe-only" in note for note in pinned.notes)
+    assert not any("No --codex-version" in note for note in pinned.notes)
 
 
 def test_amp_rule_goes_after_the_users_stricter_rules_and_keeps_the_others(

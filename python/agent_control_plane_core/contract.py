@@ -42,13 +42,17 @@ __all__ = [
     "sanitize_verdict",
     "to_object",
     "to_string",
+    "version_key",
     "vetoable_for",
+    "window_holds",
 ]
 
 # contract.md §3: semver-coerce, the first run of up to three dot-separated integers. Kept as
 # text: re caches the compiled pattern on first use, so a hook that never reads a version
 # does not compile it at import.
 _VERSION: Final = r"(\d+)(?:\.(\d+))?(?:\.(\d+))?"
+# The same coerced core plus a pre-release suffix (semver §9), for version_key.
+_VERSION_PRE: Final = _VERSION + r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
 _OPTIONAL_VERDICT_FIELDS: Final = tuple(
     name for name in VerdictFields.ALL if name != VerdictFields.DECISION
 )
@@ -304,6 +308,52 @@ def parse_version(text: object) -> tuple[int, int, int] | None:
         return None
     major, minor, patch = (int(part) if part else 0 for part in found.groups())
     return (major, minor, patch)
+
+
+VersionKey = tuple[int, int, int, int, tuple[tuple[int, int, str], ...]]
+"""A host version in semver precedence order (version_key)."""
+
+
+def version_key(text: object) -> VersionKey | None:
+    """Read a host version for semver-precedence comparison, coerced like parse_version.
+
+    A pre-release sorts before its release (0.172.0-alpha.1 < 0.172.0); its dot-separated ids
+    compare numerically when all digits, else as text, numeric first. None: no digits.
+    """
+    if not isinstance(text, str):
+        return None
+    found = re.search(_VERSION_PRE, text)
+    if found is None:
+        return None
+    major, minor, patch = (int(part) if part else 0 for part in found.groups()[:3])
+    pre = found.group(4)
+    if pre is None:
+        return (major, minor, patch, 1, ())
+    ids = tuple((0, int(i), "") if i.isdigit() else (1, 0, i) for i in pre.split("."))
+    return (major, minor, patch, 0, ids)
+
+
+def window_holds(
+    since: str | None,
+    until: str | None,
+    version: VersionKey | None,
+    supported: tuple[str, str] | None,
+) -> bool:
+    """Tell whether a version fact's window (since inclusive, until exclusive) holds.
+
+    With a version: whether the window holds it. Without one: whether it holds on every version
+    of the supported range (the conservative intersection an unversioned adapter applies).
+    """
+    low = version_key(since)
+    high = version_key(until)
+    if version is not None:
+        return (low is None or low <= version) and (high is None or version < high)
+    if supported is None:
+        return False
+    first, last = version_key(supported[0]), version_key(supported[1])
+    if first is None or last is None:
+        return False
+    return (low is None or low <= first) and (high is None or last < high)
 
 
 def present(value: object) -> TypeGuard[Any]:

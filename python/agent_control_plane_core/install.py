@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 
 from ._generated.constants import EventKinds, UnrenderedPostures
 from .adapters import AGENT_IDS
+from .runtime import TIMEOUT_ENV
 
 __all__ = ["INSTALLABLE", "SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
 
@@ -394,12 +395,23 @@ def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    notes: tuple[str, ...] = ("Codex runs a new hook only after you trust it with /hooks.",)
+    # CX-8: codex exec skips an untrusted hook without a word, so headless runs are unguarded.
+    notes: tuple[str, ...] = (
+        "Codex runs a hook only once you trust it in the TUI /hooks screen, and again after it"
+        " changes (shown as modified); codex exec skips untrusted hooks without a message, so"
+        " a headless run is unguarded unless automation that vets the hook file passes"
+        " --dangerously-bypass-hook-trust.",
+    )
     if "--codex-version" not in request.argv:
-        # Codex payloads carry no version (host-protocols.md §2): without one nothing can block.
+        from ._generated.hosts import codex
+
+        # CX-9: payloads carry no version; without one the hook renders what holds on every
+        # supported version: denies block, the channels older releases reject are not used.
+        low, high = codex.SUPPORTED_VERSIONS or ("?", "?")
         notes += (
-            "No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, every Codex"
-            " call is observe-only and never blocked.",
+            f"No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, the hook"
+            f" answers in the form every Codex from {low} to {high} accepts: denies block, but"
+            " PreToolUse context and rewrites are not sent (a rewrite is refused).",
         )
     notes += _no_fail_closed(request, "Codex")
     if request.path.suffix == ".json":
@@ -617,12 +629,27 @@ def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """.github/hooks/<file>.json: {"type": "command", "bash", "timeoutSec"} per event."""
 
+    # CP-1: Copilot lets the call run when a hook times out, so the hook gets its own deadline a
+    # little earlier and answers with its failure body, a deny, before Copilot gives up.
+    limit_ms = request.timeout_s * 1000
+    deadline_ms = limit_ms - min(5000, limit_ms // 3)
+
     def handler(command: str, closed: bool) -> dict[str, Any]:
-        return {"type": "command", "bash": command, "timeoutSec": request.timeout_s}
+        return {
+            "type": "command",
+            "bash": command,
+            "timeoutSec": request.timeout_s,
+            "env": {TIMEOUT_ENV: str(deadline_ms)},
+        }
 
     after, before = _flat_hooks(request, "bash", handler)
-    # preToolUse fails closed by itself (host-protocols.md §6): a hook that never starts blocks.
-    notes = ("Copilot CLI denies a call when its preToolUse hook fails or times out.",)
+    notes = (
+        f"Copilot CLI lets a call run when its hook times out or crashes: the entry sets"
+        f" {TIMEOUT_ENV}={deadline_ms} so the hook denies by itself before the"
+        f" {request.timeout_s} s timeoutSec.",
+        "Copilot CLI loads repository hooks only in a trusted folder: in CI trust the folder,"
+        " set COPILOT_ALLOW_ALL=true, or install at user scope (acp install copilot --user).",
+    )
     return after, before, notes
 
 

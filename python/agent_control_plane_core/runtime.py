@@ -431,9 +431,13 @@ def run_hook_entry(
 
 
 def _unset_version_notes(adapter: Adapter, environ: Mapping[str, str]) -> list[str]:
-    """A note per version option of the host (Codex) that neither option nor environment sets."""
+    """A note per version option that neither option nor environment sets, where facts depend on it."""
     names: Mapping[str, str] = getattr(adapter, "ENV_OPTIONS", {})
     options: Mapping[str, object] = getattr(adapter, "options", {})
+    declaration = getattr(adapter, "DECLARATION", None)
+    if not getattr(declaration, "VERSION_FACTS", ()):
+        # Nothing this host renders depends on its version: there is nothing to say.
+        return []
     host = adapter.AGENT.capitalize()
     return [
         f"no {host} version configured ({variable}): answers use the form valid on every"

@@ -182,7 +182,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since", "block_response")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "features", "versions", "version_facts", "notes", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -197,8 +197,11 @@ class HostDeclarationFields:
     INPUT_KEY_RENAMES: Final = "input_key_renames"
     DEFAULT_BLOCK_REASON: Final = "default_block_reason"
     FAILURE_RESPONSE: Final = "failure_response"
+    EXIT_ZERO_BLOCK: Final = "exit_zero_block"
+    FEATURES: Final = "features"
+    VERSIONS: Final = "versions"
+    VERSION_FACTS: Final = "version_facts"
     NOTES: Final = "notes"
-    ENFORCING_SINCE: Final = "enforcing_since"
     BLOCK_RESPONSE: Final = "block_response"
 
 
@@ -213,9 +216,59 @@ class FailureResponseFields:
 class NoteFields:
     """Field names of Note, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("fact", "source")
+    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified")
     FACT: Final = "fact"
     SOURCE: Final = "source"
+    LAB_VERIFIED: Final = "lab_verified"
+
+
+class OverlayFields:
+    """Field names of Overlay, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("integration_mode", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "rendered_fields", "unrendered_fields", "failure_response", "exit_zero_block", "features")
+    INTEGRATION_MODE: Final = "integration_mode"
+    COVERAGE: Final = "coverage"
+    GATED_KINDS: Final = "gated_kinds"
+    COVERAGE_KINDS: Final = "coverage_kinds"
+    NATIVE_ASK_TIER: Final = "native_ask_tier"
+    RENDERED_FIELDS: Final = "rendered_fields"
+    UNRENDERED_FIELDS: Final = "unrendered_fields"
+    FAILURE_RESPONSE: Final = "failure_response"
+    EXIT_ZERO_BLOCK: Final = "exit_zero_block"
+    FEATURES: Final = "features"
+
+
+class VersionFactFields:
+    """Field names of VersionFact, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("id", "fact", "since", "until", "source", "lab_verified", "set")
+    ID: Final = "id"
+    FACT: Final = "fact"
+    SINCE: Final = "since"
+    UNTIL: Final = "until"
+    SOURCE: Final = "source"
+    LAB_VERIFIED: Final = "lab_verified"
+    SET: Final = "set"
+
+
+class VersionRangeFields:
+    """Field names of VersionRange, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("min", "max")
+    MIN: Final = "min"
+    MAX: Final = "max"
+
+
+class VersionsFields:
+    """Field names of Versions, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("supported", "lab_pinned", "lab_older", "payload_field", "unversioned", "notes")
+    SUPPORTED: Final = "supported"
+    LAB_PINNED: Final = "lab_pinned"
+    LAB_OLDER: Final = "lab_older"
+    PAYLOAD_FIELD: Final = "payload_field"
+    UNVERSIONED: Final = "unversioned"
+    NOTES: Final = "notes"
 
 
 class NativeResponseFields:
@@ -334,6 +387,14 @@ class EventMetaFields:
     NATIVE_TOOL: Final = "native_tool"
 
 
+class PatchInputFields:
+    """Field names of PatchInput, in tool-call-event.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("file_path", "file_paths")
+    FILE_PATH: Final = "file_path"
+    FILE_PATHS: Final = "file_paths"
+
+
 class PromptInputFields:
     """Field names of PromptInput, in tool-call-event.schema.json order."""
 
@@ -357,6 +418,17 @@ MODELED_TOOL_INPUT_KEYS: Final[Mapping[str, str]] = MappingProxyType({"Bash": "c
 
 MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFetch")
 """Canonical tools whose input the contract models, in document order."""
+
+
+class ModeledTools:
+    """Canonical tool names the contract models (tool-input-keys.json), for adapters that pick one."""
+
+    BASH: Final = "Bash"
+    EDIT: Final = "Edit"
+    WRITE: Final = "Write"
+    READ: Final = "Read"
+    WEBFETCH: Final = "WebFetch"
+
 
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"run_shell_command": "Bash"})
 """Native tool name to canonical tool name for every host and every call (tool-aliases.json)."""
