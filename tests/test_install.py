@@ -206,20 +206,15 @@ def test_copilot_registers_pre_tool_use_in_a_github_hooks_file(tmp_path: Path) -
     plan.apply()
     assert plan.path == tmp_path / ".github/hooks/agent-control-plane.json"
     settings = json.loads(plan.path.read_text())
-    assert settings == {
-        "version": 1,
-        "hooks": {
-            "preToolUse": [
-                {
-                    "type": "command",
-                    "bash": str(BIN / "acp-copilot-hook"),
-                    "timeoutSec": 5,
-                    # CP-1: Copilot's timeout fails open; the hook's own deadline comes first.
-                    "env": {"ACP_HOOK_TIMEOUT_MS": "3334"},
-                }
-            ]
-        },
+    handler = {
+        "type": "command",
+        "bash": str(BIN / "acp-copilot-hook"),
+        "timeoutSec": 5,
+        # CP-1: Copilot's timeout fails open; the hook's own deadline comes first.
+        "env": {"ACP_HOOK_TIMEOUT_MS": "3334"},
     }
+    # postToolUse too: it carries context and a replaced result from 1.0.51 (CP-9).
+    assert settings == {"version": 1, "hooks": {"preToolUse": [handler], "postToolUse": [handler]}}
     assert any("times out" in note and "ACP_HOOK_TIMEOUT_MS" in note for note in plan.notes)
     assert any("trusted folder" in note for note in plan.notes)  # CP-10
     user = plan_install("copilot", scope="user", home=tmp_path, bin_dir=BIN)

@@ -338,6 +338,11 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
         assert verdict.decision == "allow" and REDACTED in json.dumps(verdict.mutated_output)
         assert response.stdout["decision"] == "deny" and REDACTED in response.stdout["reason"]
         assert not response.enforced and response.exit_code == 0
+    elif agent == "codex":
+        # Codex reads a PostToolUse exit-2 stderr in place of the output (lab scenario redact).
+        assert verdict.decision == "allow" and REDACTED in json.dumps(verdict.mutated_output)
+        assert (response.exit_code, response.enforced) == (2, False)
+        assert REDACTED in str(response.stderr) and KEY not in text
     else:
         assert verdict.decision == "deny"
         # M9: the redacted form stays on the verdict, so the audit log never stores the key.
@@ -368,8 +373,9 @@ on_unrendered = "allow"
     verdict = judge(event_for(agent, post_tool(agent, "cat", KEY)))
     assert verdict.decision == "allow"
     assert verdict.reason == "redacted"
-    # Claude and Gemini (GM-6) carry a post-tool redaction; the others drop it.
-    assert (verdict.mutated_output is ABSENT) is (agent not in ("claude", "gemini"))
+    # Hosts with a post-tool output channel carry the redaction; the others drop it.
+    carried = "mutated_output" not in adapter_for(agent).UNRENDERED_FIELDS["post_tool"]
+    assert (verdict.mutated_output is ABSENT) is (not carried)
 
 
 def test_a_rewrite_that_changes_nothing_does_not_match(tmp_path: Path) -> None:
@@ -426,8 +432,13 @@ rewrite = { pattern = 'AKIA[0-9A-Z]{16}', replacement = "X" }
     assert stdout[MATCH_LIMIT_BYTES:].startswith(" [cut by policy:")
     assert KEY not in json.dumps(verdict.to_dict())
     # Where output cannot be replaced, the unscanned tail means a deny that says why.
-    codex = judge(event_for("codex", post_tool("codex", "x", output)))
-    assert codex.decision == "deny" and "scan limit was cut" in str(codex.reason)
+    host = next(
+        a
+        for a in POST_TOOL_HOSTS
+        if "mutated_output" in adapter_for(a).UNRENDERED_FIELDS["post_tool"]
+    )
+    dropped = judge(event_for(host, post_tool(host, "x", output)))
+    assert dropped.decision == "deny" and "scan limit was cut" in str(dropped.reason)
 
 
 def test_post_tool_without_a_response_is_not_rewritten(tmp_path: Path) -> None:
@@ -455,7 +466,8 @@ rewrite = { pattern = '\\s--force\\b', replacement = "" }
     event = event_for(agent, pre_tool(agent, "Bash", {"command": "git push --force origin"}))
     verdict = judge(event)
     # A host without a pre_tool input channel (amp's delegate, kiro: exit codes only) gets a deny.
-    if "mutated_input" in _adapter(agent).UNRENDERED_FIELDS["pre_tool"]:
+    # The judge cannot know the host's version: it reads the unversioned declaration.
+    if "mutated_input" in adapter_for(agent).UNRENDERED_FIELDS["pre_tool"]:
         assert verdict.decision == "deny"
         assert "no-force-push" in str(verdict.reason)
     else:
@@ -701,6 +713,10 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
             # GM-6: the AfterTool deny body replaces the result with the redacted output.
             assert redact.code == 0 and redact.body()["decision"] == "deny"
             assert REDACTED in redact.body()["reason"]
+            decisions.append("allow")
+        elif agent == "codex":
+            # The exit-2 stderr replaces the output the model reads (lab scenario redact).
+            assert redact.code == 2 and REDACTED in redact.stderr
             decisions.append("allow")
         else:
             assert redact.code == 2 and "mutated_output" in redact.stderr

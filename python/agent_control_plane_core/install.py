@@ -588,14 +588,17 @@ def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _flat_hooks(
-    request: _Request, command_key: str, handler_for: Callable[[str, bool], dict[str, Any]]
+    request: _Request,
+    command_key: str,
+    handler_for: Callable[[str, bool], dict[str, Any]],
+    also: frozenset[str] = frozenset(),
 ) -> tuple[str, str | None]:
     """{"version": 1, "hooks": {event: [handler, ...]}}: one handler list per event, no matchers."""
     before = _read(request.path)
     settings = _load_json(request.path, before)
     settings.setdefault("version", 1)
     hooks = _child(settings, "hooks", dict, request.path)
-    for kind, event in _native_events(request.host):
+    for kind, event in _native_events(request.host, also):
         handler = handler_for(*_command(request, kind))
         handlers = _child(hooks, event, list, request.path)
         for existing in handlers:
@@ -642,7 +645,8 @@ def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
             "env": {TIMEOUT_ENV: str(deadline_ms)},
         }
 
-    after, before = _flat_hooks(request, "bash", handler)
+    # postToolUse carries context and a replaced result from 1.0.51 (CP-9), though it cannot block.
+    after, before = _flat_hooks(request, "bash", handler, also=frozenset({EventKinds.POST_TOOL}))
     notes = (
         f"Copilot CLI lets a call run when its hook times out or crashes: the entry sets"
         f" {TIMEOUT_ENV}={deadline_ms} so the hook denies by itself before the"
