@@ -69,7 +69,7 @@ from agent_control_plane_core.runtime import entry_adapter, judge_from_env, rend
 environ = {{"ACP_CODEX_VERSION": "0.150.0", "ACP_COPILOT_VERSION": "1.0.102", "AGENT_TOOL_NAME": "Bash"}}
 adapter = entry_adapter({agent!r}, environ)
 response = render_hook_response(adapter, sys.argv[1], judge_from_env(environ), environ=environ)
-assert response.exit_code == adapter.BLOCK_EXIT_CODE, response
+assert response.enforced, response
 print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in {forbidden!r})))
 """
 
@@ -107,7 +107,8 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
         check=False,
     )
     # The demo judge blocks rm -rf on every host: the block proves the hook really answered.
-    assert result.returncode == BLOCK_EXIT[agent], result.stderr
+    # (copilot 1.0.102 blocks with exit 2 beside its deny body; block_response is the no-version form)
+    assert result.returncode in (BLOCK_EXIT[agent], 2), result.stderr
     imported = [
         line.rsplit("|", 1)[1].strip()
         for line in result.stderr.splitlines()

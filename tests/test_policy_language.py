@@ -119,7 +119,11 @@ def test_forms_that_must_keep_matching_or_stay_allowed(command: str) -> None:
 def test_a_1_mb_command_with_rm_rf_at_the_end_is_denied_by_the_hook(agent: str) -> None:
     command = "echo " + "a" * (1024 * 1024) + "\nrm -rf /"
     run = run_hook(agent, pre_tool(agent, "Bash", {"command": command}), ACP_POLICY=str(EXAMPLE))
-    assert run.code == 2, run.stderr[:300]
+    # The host's enforced deny: exit 2, or where the body decides (copilot) the deny body at exit 0.
+    if run.code == 0:
+        assert run.body()["permissionDecision"] == "deny", run.stderr[:300]
+    else:
+        assert run.code == 2, run.stderr[:300]
     assert run.stderr.startswith("policy: rm -rf is blocked")
 
 

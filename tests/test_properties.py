@@ -322,7 +322,7 @@ def test_render_hook_response_gives_the_posture_for_nesting_deeper_than_the_pars
         response = render_hook_response(adapter, "[" * 100_000, demo_judge)
         assert response.exit_code == adapter.FAILURE_EXIT_CODE and not response.enforced
         closed = render_hook_response(adapter, "[" * 100_000, demo_judge, fail_closed=True)
-        assert closed.exit_code == 2
+        assert closed.exit_code == adapter.BLOCK_EXIT_CODE
         assert closed.enforced is (adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY)
 
 

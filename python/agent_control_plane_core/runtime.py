@@ -138,12 +138,18 @@ def failure_response(
         return render_escalated(adapter, Verdict(decision=Decisions.DENY, reason=reason), event)
     # A host that reads a body even from a failed hook (copilot's deny) gets the declared one.
     declared: Mapping[str, object] | None = getattr(adapter, "FAILURE_STDOUT", None)
+    if event is not None and not event.this_call_vetoable:
+        # The declared failure body is a tool-call answer: an event that cannot be vetoed gets
+        # none, since its own output type may reject it (copilot's sessionStart, postToolUse).
+        declared = None
     body = ABSENT if declared is None else dict(declared)
     if fail_closed:
         # contract.md §7: ACP_FAIL_CLOSED=1 makes every failure the host's block (its declared
         # block_response, exit 2 by default) with a non-empty reason. Only a transport that can
         # veto is promised to block (native-response.schema.json).
         blocking: Mapping[str, object] | None = getattr(adapter, "BLOCK_STDOUT", declared)
+        if event is not None and not event.this_call_vetoable:
+            blocking = None
         return NativeResponse(
             transport=adapter.INTEGRATION_MODE,
             exit_code=getattr(adapter, "BLOCK_EXIT_CODE", _BLOCK_EXIT),
