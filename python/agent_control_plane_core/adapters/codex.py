@@ -87,16 +87,6 @@ class CodexAdapter(HostAdapter):
             body = self._permission_body(verdict, event, reason, sole_gate)
         else:
             body = self._pre_tool_body(verdict, event, reason)
-        if kind == EventKinds.POST_TOOL and present(verdict.mutated_output) and not enforced:
-            # Codex hands a PostToolUse hook's exit-2 stderr to the model in place of the tool's
-            # output (host-findings §2.2; lab control_redact and redact on 0.150.0 and 0.171.0),
-            # so the replacement goes there. The tool already ran: nothing is blocked.
-            replacement = verdict.mutated_output
-            text = replacement if isinstance(replacement, str) else json.dumps(replacement)
-            if present(verdict.additional_context):
-                text += "\n\n" + verdict.additional_context
-            # An empty stderr at exit 2 marks the hook failed and keeps the original output.
-            return self.response(exit_code=2, stderr=text if text.strip() else reason)
         if enforced:
             # On exit 2 Codex reads only stderr, and an empty stderr fails open
             # (codex-rs/hooks/src/events/pre_tool_use.rs; enforced-deny-stderr).

@@ -22,7 +22,7 @@ COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
-        "post_tool": frozenset({"mutated_input"}),
+        "post_tool": frozenset({"mutated_input", "mutated_output"}),
         "pre_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
         "prompt_submit": frozenset({"mutated_input", "mutated_output"}),
         "session_start": frozenset({"mutated_input", "mutated_output"}),
