@@ -78,3 +78,18 @@ def reference_fixtures() -> dict[str, Any]:
     """The reference golden fixture files, by agent id."""
     folder = reference_dir() / "fixtures"
     return {path.stem: load_json(path) for path in sorted(folder.glob("*.json"))}
+
+
+def assert_nothing_lost(
+    payload: dict[str, Any], event: dict[str, Any], consumed: dict[str, str]
+) -> None:
+    """Every payload field is in the event: where the adapter put it (consumed), else passthrough."""
+    meta = event["meta"]
+    for key, value in payload.items():
+        where = consumed.get(key)
+        if where is None:
+            assert meta["passthrough"][key] == value, key
+        elif where in ("input", "response"):
+            assert event[where] == value, key
+        else:
+            assert meta[where] == value, key

@@ -10,7 +10,7 @@ import pytest
 from agent_control_plane_core import Verdict, adapter_for
 from agent_control_plane_core.schemas import validator_for
 
-from conftest import reference_dir
+from conftest import assert_nothing_lost, reference_dir
 
 # Where a parsed event carries each Codex field it reads; the rest stays in passthrough.
 CONSUMED = {
@@ -41,15 +41,7 @@ def test_every_real_codex_payload_parses_to_its_kind_and_tool_with_nothing_lost(
     assert event["event"] == KINDS[path.stem.rsplit("-", 1)[1]]
     assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
     assert validator_for("tool-call-event").is_valid(event)
-    meta = event["meta"]
-    for key, value in payload.items():
-        where = CONSUMED.get(key)
-        if where is None:
-            assert meta["passthrough"][key] == value, key
-        elif where in ("input", "response"):
-            assert event[where] == value, key
-        else:
-            assert meta[where] == value, key
+    assert_nothing_lost(payload, event, CONSUMED)
 
 
 def test_a_multi_file_patch_shows_every_path_and_a_pure_add_is_a_write() -> None:
