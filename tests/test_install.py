@@ -10,22 +10,12 @@ from typing import Any
 
 import pytest
 
-from agent_control_plane_core.install import InstallError, hook_command, plan_install
+from agent_control_plane_core.install import INSTALLABLE, InstallError, hook_command, plan_install
 
 from hook_runner import BIN, PRE_TOOL, hook_env
 
-HOSTS = (
-    "amp",
-    "claude",
-    "codex",
-    "copilot",
-    "cursor",
-    "factory",
-    "gemini",
-    "kiro",
-    "opencode",
-    "qwen",
-)
+# Every host acp install has an entry for (install._HOSTS), so a new entry is tested too.
+HOSTS = INSTALLABLE
 # The plugin acp install copies for opencode, as the package ships it.
 OPENCODE_PLUGIN = (
     Path(__file__).resolve().parent.parent
