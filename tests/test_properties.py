@@ -210,8 +210,13 @@ def test_render_of_every_valid_verdict_keeps_the_block_promises(
             if isinstance(reason, str) and reason.strip():
                 # The model is told why it was blocked; the Claude family guards a reason that
                 # would parse as JSON, which Qwen's runner would read as its answer (QW-1).
-                assert response.stderr in (reason, f"blocked: {reason}")
-                if response.stderr != reason:
+                stderr = response.stderr
+                if stderr not in (reason, f"blocked: {reason}"):
+                    # After the tool, a redaction's replacement follows the reason: on Codex that
+                    # stderr is what the model reads in place of the output.
+                    assert event.event == EventKinds.POST_TOOL and present(verdict.mutated_output)
+                    assert isinstance(stderr, str) and stderr.startswith(f"{reason}\n\n")
+                elif stderr != reason:
                     assert adapter.AGENT in JSON_GUARDED_HOSTS
                     json.loads(reason)
             if adapter.AGENT in TRIMMING_HOSTS:

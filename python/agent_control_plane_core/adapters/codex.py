@@ -90,7 +90,10 @@ class CodexAdapter(HostAdapter):
         if enforced:
             # On exit 2 Codex reads only stderr, and an empty stderr fails open
             # (codex-rs/hooks/src/events/pre_tool_use.rs; enforced-deny-stderr).
-            return self.response(exit_code=2, enforced=True, stdout=body, stderr=reason)
+            # After the tool, that stderr is what the model reads in place of the output, so it
+            # is the body's reason (the replacement, when the verdict redacts).
+            text = body["reason"] if kind == EventKinds.POST_TOOL and body else reason
+            return self.response(exit_code=2, enforced=True, stdout=body, stderr=text)
         return self.response(stdout=body)
 
     def _pre_tool_body(self, verdict: Verdict, event: ToolCallEvent, reason: str) -> dict[str, Any]:
@@ -159,10 +162,19 @@ class CodexAdapter(HostAdapter):
         self, verdict: Verdict, event: ToolCallEvent, reason: str
     ) -> dict[str, Any]:
         out: dict[str, Any] = {"hookEventName": event.meta.native_event}
-        if present(verdict.additional_context):
+        redaction = present(verdict.mutated_output) and self.carries(
+            EventKinds.POST_TOOL, ContentFields.MUTATED_OUTPUT
+        )
+        if present(verdict.additional_context) and not redaction:
             out["additionalContext"] = verdict.additional_context
         body: dict[str, Any] = {"hookSpecificOutput": out}
-        if verdict.decision != Decisions.ALLOW:
+        if redaction:
+            # A PostToolUse decision:block hands its reason to the model in place of the tool's
+            # output (lab scenarios redact and control_redact on 0.150.0 and 0.171.0), so the
+            # replacement, and any context beside it, rides there. At exit 0: the tool already ran.
+            body["decision"] = "block"
+            body["reason"] = _replacement_text(verdict) or reason
+        elif verdict.decision != Decisions.ALLOW:
             body["decision"] = "block"
             body["reason"] = reason
         return body
@@ -191,6 +203,17 @@ class CodexAdapter(HostAdapter):
                 "additionalContext": verdict.additional_context,
             }
         return body
+
+
+def _replacement_text(verdict: Verdict) -> str:
+    """What the model reads instead of the tool output: reason, replacement, then context."""
+    output = verdict.mutated_output
+    parts = [verdict.reason] if present(verdict.reason) and verdict.reason else []
+    parts.append(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False))
+    if present(verdict.additional_context) and verdict.additional_context:
+        parts.append(verdict.additional_context)
+    # CX-6: a block with a blank reason is voided; the caller falls back to the block reason.
+    return "\n\n".join(part for part in parts if part.strip())
 
 
 def _patch_input(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str] | None]:

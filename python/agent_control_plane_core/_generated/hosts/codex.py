@@ -51,4 +51,5 @@ VERSION_PAYLOAD_FIELD: Final[str | None] = None
 VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
     MappingProxyType({"id": "pre-tool-additional-context", "set": MappingProxyType({"rendered_fields": MappingProxyType({"pre_tool": ("additional_context",)})}), "since": "0.129.0", "until": None}),
     MappingProxyType({"id": "pre-tool-updated-input", "set": MappingProxyType({"rendered_fields": MappingProxyType({"pre_tool": ("mutated_input",)})}), "since": "0.131.0", "until": None}),
+    MappingProxyType({"id": "post-tool-block-replaces-output", "set": MappingProxyType({"rendered_fields": MappingProxyType({"post_tool": ("mutated_output",)})}), "since": "0.150.0", "until": None}),
 )
