@@ -8,9 +8,12 @@ from .runtime import entry_adapter, run_hook_entry
 
 __all__ = [
     "amp_main",
+    "auggie_main",
     "claude_main",
+    "cline_main",
     "codex_main",
     "copilot_main",
+    "crush_main",
     "cursor_main",
     "factory_main",
     "gemini_main",
@@ -68,3 +71,18 @@ def cursor_main() -> NoReturn:
 def copilot_main() -> NoReturn:
     """acp-copilot-hook (register it on preToolUse in .github/hooks/*.json)."""
     main_for("copilot")
+
+
+def auggie_main() -> NoReturn:
+    """acp-auggie-hook (Claude Code's protocol, in .augment/settings.json)."""
+    main_for("auggie")
+
+
+def crush_main() -> NoReturn:
+    """acp-crush-hook (register it on PreToolUse in crush.json)."""
+    main_for("crush")
+
+
+def cline_main() -> NoReturn:
+    """acp-cline-hook (run from the executable .clinerules/hooks/PreToolUse)."""
+    main_for("cline")
