@@ -66,6 +66,23 @@ PRE_TOOL: dict[str, dict[str, Any]] = {
         "tool_name": "execute_bash",
         "tool_input": {"command": "rm -rf /"},
     },
+    "auggie": {
+        "hook_event_name": "PreToolUse",
+        "session_id": "a1",
+        "tool_name": "launch-process",
+        "tool_input": {"command": "rm -rf /", "wait": True},
+    },
+    "crush": {
+        "event": "PreToolUse",
+        "session_id": "cr1",
+        "tool_name": "bash",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "cline": {
+        "hookName": "PreToolUse",
+        "taskId": "cl1",
+        "preToolUse": {"toolName": "execute_command", "parameters": {"command": "rm -rf /"}},
+    },
 }
 # The exit code each host's entry gives when the hook itself fails (contract.md §7).
 FAILURE_EXIT = {
@@ -78,6 +95,9 @@ FAILURE_EXIT = {
     "factory": 0,
     "qwen": 0,
     "kiro": 0,
+    "auggie": 0,
+    "crush": 0,
+    "cline": 0,
 }
 # Hosts whose failed hook answers with a deny body (hosts/<agent>.json failure_response).
 FAILURE_DENIES = ("copilot",)
@@ -92,6 +112,9 @@ ASK_TIER = {
     "factory": True,
     "qwen": True,
     "kiro": False,
+    "auggie": True,
+    "crush": False,
+    "cline": False,
 }
 
 

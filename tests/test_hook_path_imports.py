@@ -14,7 +14,12 @@ from agent_control_plane_core import AGENT_IDS
 
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 # Adapter modules a host's adapter subclasses (hosts speaking another host's protocol).
-DERIVES_FROM = {"factory": ("claude",), "qwen": ("claude",), "kiro": ("gemini",)}
+DERIVES_FROM = {
+    "auggie": ("claude",),
+    "factory": ("claude",),
+    "qwen": ("claude",),
+    "kiro": ("gemini",),
+}
 
 SCRIPT = """
 import json, sys
@@ -110,6 +115,16 @@ ENTRY_PAYLOADS = {
         "tool_input": {"command": "rm -rf /"},
     },
     "copilot": {"toolName": "bash", "toolArgs": '{"command": "rm -rf /"}'},
+    "auggie": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "launch-process",
+        "tool_input": {"command": "rm -rf /"},
+    },
+    "crush": {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": "rm -rf /"}},
+    "cline": {
+        "hookName": "PreToolUse",
+        "preToolUse": {"toolName": "execute_command", "parameters": {"command": "rm -rf /"}},
+    },
 }
 
 

@@ -15,7 +15,17 @@ from agent_control_plane_core.install import InstallError, hook_command, plan_in
 from hook_runner import BIN, PRE_TOOL, hook_env
 
 HOSTS = (
-    "amp", "auggie", "claude", "cline", "codex", "copilot", "crush", "cursor", "factory", "gemini", "qwen"
+    "amp",
+    "auggie",
+    "claude",
+    "cline",
+    "codex",
+    "copilot",
+    "crush",
+    "cursor",
+    "factory",
+    "gemini",
+    "qwen",
 )
 
 
@@ -321,7 +331,9 @@ def test_crush_writes_a_flat_pre_tool_use_handler_and_keeps_other_settings(
 ) -> None:
     config = tmp_path / "crush.json"
     config.write_text(
-        json.dumps({"options": {"debug": True}, "hooks": {"PreToolUse": [{"command": "./mine.sh"}]}})
+        json.dumps(
+            {"options": {"debug": True}, "hooks": {"PreToolUse": [{"command": "./mine.sh"}]}}
+        )
     )
     plan = plan_install("crush", root=tmp_path, bin_dir=BIN, fail_closed=True, timeout_s=7)
     settings = json.loads(plan.after)

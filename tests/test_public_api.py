@@ -68,9 +68,12 @@ def test_runtime_all_is_pinned() -> None:
     assert runtime.__all__ == RUNTIME
     assert hooks.__all__ == [
         "amp_main",
+        "auggie_main",
         "claude_main",
+        "cline_main",
         "codex_main",
         "copilot_main",
+        "crush_main",
         "cursor_main",
         "factory_main",
         "gemini_main",

@@ -15,7 +15,7 @@ from ._base import HostAdapter, payload_fields
 __all__ = ["ClineAdapter", "cline_adapter"]
 
 # Cline reads the control JSON whatever the exit code (@cline/core 0.0.86 runSubprocessEvent);
-# the non-zero exit on a block is for the audit trail and any runner that checks it.
+# the non-zero exit and the stderr reason on a block are for logs and any runner that checks them.
 _BLOCK: Final = 2
 # Per kind: the SDK's object ({name, input}) and the documented data key ({toolName, parameters}).
 _TOOL_KEYS: Final = {
@@ -86,7 +86,9 @@ class ClineAdapter(HostAdapter):
         ):
             body["overrideInput"] = verdict.mutated_input
         if enforced:
-            return self.response(exit_code=_BLOCK, enforced=True, stdout=body)
+            return self.response(
+                exit_code=_BLOCK, enforced=True, stdout=body, stderr=body["errorMessage"]
+            )
         return self.response(stdout=body or None)
 
 
