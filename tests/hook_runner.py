@@ -78,6 +78,11 @@ PRE_TOOL: dict[str, dict[str, Any]] = {
         "tool_name": "bash",
         "tool_input": {"command": "rm -rf /"},
     },
+    "windsurf": {
+        "agent_action_name": "pre_run_command",
+        "trajectory_id": "w1",
+        "tool_info": {"command_line": "rm -rf /", "cwd": "/w"},
+    },
     "cline": {
         "hookName": "PreToolUse",
         "taskId": "cl1",
@@ -98,6 +103,7 @@ FAILURE_EXIT = {
     "auggie": 0,
     "crush": 0,
     "cline": 0,
+    "windsurf": 0,
 }
 # Hosts whose failed hook answers with a deny body (hosts/<agent>.json failure_response).
 FAILURE_DENIES = ("copilot",)
@@ -115,6 +121,7 @@ ASK_TIER = {
     "auggie": True,
     "crush": False,
     "cline": False,
+    "windsurf": False,
 }
 
 

@@ -30,21 +30,25 @@ ODD_VALUES: list[Any] = [None, True, 0, -1.5, "", "x", [], [1, {}], {}, {"a": No
 def test_agent_ids_are_the_declared_hosts() -> None:
     assert AGENT_IDS == (
         "amp",
+        "auggie",
         "claude",
+        "cline",
         "codex",
         "copilot",
+        "crush",
         "cursor",
         "factory",
         "gemini",
         "kiro",
         "qwen",
+        "windsurf",
     )
     assert tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json"))) == AGENT_IDS
 
 
 def test_unknown_agent_id_names_the_known_ids() -> None:
     with pytest.raises(ValueError, match=f"known agent ids are {', '.join(AGENT_IDS)}$"):
-        adapter_for("windsurf")
+        adapter_for("devin")
 
 
 def test_unknown_option_raises_naming_the_known_ones() -> None:

@@ -120,6 +120,7 @@ ENTRY_PAYLOADS = {
         "tool_name": "launch-process",
         "tool_input": {"command": "rm -rf /"},
     },
+    "windsurf": {"agent_action_name": "pre_run_command", "tool_info": {"command_line": "rm -rf /"}},
     "crush": {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": "rm -rf /"}},
     "cline": {
         "hookName": "PreToolUse",

@@ -26,6 +26,7 @@ HOSTS = (
     "factory",
     "gemini",
     "qwen",
+    "windsurf",
 )
 
 
@@ -389,3 +390,21 @@ def test_the_installed_cline_program_cancels_a_denied_call(tmp_path: Path) -> No
     )
     assert result.returncode == 2
     assert json.loads(result.stdout) == {"cancel": True, "errorMessage": "denied by test"}
+
+
+def test_windsurf_registers_every_blocking_pre_hook_with_show_output(tmp_path: Path) -> None:
+    plan = plan_install("windsurf", root=tmp_path, bin_dir=BIN)
+    assert plan.path == tmp_path / ".windsurf/hooks.json"
+    hooks = json.loads(plan.after)["hooks"]
+    # Post-hooks cannot block, so only the pre-hooks are registered (hosts/windsurf.json).
+    assert sorted(hooks) == [
+        "pre_mcp_tool_use",
+        "pre_read_code",
+        "pre_run_command",
+        "pre_user_prompt",
+        "pre_write_code",
+    ]
+    for action in hooks:
+        assert hooks[action] == [{"command": str(BIN / "acp-windsurf-hook"), "show_output": True}]
+    user = plan_install("windsurf", scope="user", home=tmp_path, bin_dir=BIN)
+    assert user.path == tmp_path / ".codeium/windsurf/hooks.json"

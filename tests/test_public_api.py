@@ -80,6 +80,7 @@ def test_runtime_all_is_pinned() -> None:
         "kiro_main",
         "main_for",
         "qwen_main",
+        "windsurf_main",
     ]
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "kiro_main",
     "main_for",
     "qwen_main",
+    "windsurf_main",
 ]
 
 
@@ -86,3 +87,8 @@ def crush_main() -> NoReturn:
 def cline_main() -> NoReturn:
     """acp-cline-hook (run from the executable .clinerules/hooks/PreToolUse)."""
     main_for("cline")
+
+
+def windsurf_main() -> NoReturn:
+    """acp-windsurf-hook (register it on the pre_* actions in .windsurf/hooks.json)."""
+    main_for("windsurf")

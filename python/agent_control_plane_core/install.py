@@ -428,6 +428,33 @@ def _cline(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return after, before, notes
 
 
+def _windsurf(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """hooks.json: {"hooks": {action: [{"command", "show_output"}]}} for every blocking pre-hook."""
+    import importlib
+
+    declaration = importlib.import_module(f"{__package__}._generated.hosts.{request.host}")
+    gated: frozenset[str] = declaration.GATED_KINDS
+    # Every action is its own event (pre_run_command, pre_read_code, ...): register each one
+    # whose kind blocks, not only the NATIVE_EVENT_FOR probe name.
+    actions = sorted(name for name, kind in declaration.NATIVE_EVENTS.items() if kind in gated)
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    hooks = _child(settings, "hooks", dict, request.path)
+    for action in actions:
+        command, _ = _command(request, declaration.NATIVE_EVENTS[action])
+        # show_output lets the user see the block reason in Cascade (hosts/windsurf.json).
+        handler = {"command": command, "show_output": True}
+        handlers = _child(hooks, action, list, request.path)
+        for index, existing in enumerate(handlers):
+            if isinstance(existing, Mapping) and _is_ours(existing.get("command"), request.host):
+                handlers[index] = handler
+                break
+        else:
+            handlers.append(handler)
+    after = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    return after, before, _no_fail_closed(request, "Windsurf")
+
+
 # host -> (project-relative path, home-relative path, installer entry)
 _HOSTS: Final[
     Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
@@ -446,6 +473,7 @@ _HOSTS: Final[
     "crush": ("crush.json", ".config/crush/crush.json", _crush),
     # Cline: one executable per event, .clinerules/hooks/ or ~/Documents/Cline/Hooks/ (hosts/cline.json).
     "cline": (".clinerules/hooks/PreToolUse", "Documents/Cline/Hooks/PreToolUse", _cline),
+    "windsurf": (".windsurf/hooks.json", ".codeium/windsurf/hooks.json", _windsurf),
     # Copilot CLI loads every .github/hooks/*.json of the repository and ~/.copilot/hooks/*.json.
     "copilot": (
         ".github/hooks/agent-control-plane.json",
@@ -453,6 +481,7 @@ _HOSTS: Final[
         _copilot,
     ),
 }
+
 
 # Hosts whose installed file is the hook program itself, so it must be executable.
 _EXECUTED: Final = frozenset({"cline"})
