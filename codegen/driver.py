@@ -18,6 +18,10 @@ PACKAGE = Path("python/agent_control_plane_core")
 GENERATED = PACKAGE / "_generated"
 PACKAGED_SCHEMA = PACKAGE / "schema"
 TEMPLATES = Path("templates/python")
+# Host-side plugins (JavaScript) for hosts without command hooks; acp install copies them.
+PLUGIN_TEMPLATES = Path("templates/opencode")
+PLUGINS = GENERATED / "plugins"
+PLUGIN_HOSTS: Mapping[str, str] = {"opencode": "agent-control-plane.js.j2"}
 # Documents datamodel-code-generator turns into dataclasses; the rest are read by templates.
 MODEL_DOCUMENTS = (
     "tool-call-event.schema.json",
@@ -31,12 +35,12 @@ MANAGED = (GENERATED, PACKAGED_SCHEMA)
 REGENERATE = "make codegen (python -m codegen)"
 
 
-def header(sources: list[str], template: str) -> str:
-    """The fixed first lines of every generated Python file: no timestamps, no absolute paths."""
-    lines = ["# DO NOT EDIT: this file is generated."]
-    lines += [f"# source: {src}" for src in sources]
-    lines += [f"# template: {template}", f"# regenerate: {REGENERATE}"]
-    return "\n".join(lines) + "\n"
+def header(sources: list[str], template: str, comment: str = "#") -> str:
+    """The fixed first lines of every generated file: no timestamps, no absolute paths."""
+    lines = ["DO NOT EDIT: this file is generated."]
+    lines += [f"source: {src}" for src in sources]
+    lines += [f"template: {template}", f"regenerate: {REGENERATE}"]
+    return "".join(f"{comment} {line}\n" for line in lines)
 
 
 def _load(path: Path) -> Any:
@@ -98,6 +102,11 @@ def _py(value: Any) -> str:
     raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
 
 
+def _json(value: Any) -> str:
+    """Render a JSON value as one stable JSON literal (sorted keys), for JavaScript templates."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 def _constant_name(value: str) -> str:
     return value.upper().replace("-", "_")
 
@@ -145,6 +154,7 @@ def _environment(root_src: Path, folder: Path = TEMPLATES) -> Any:
         autoescape=False,
     )
     env.filters["py"] = _py
+    env.filters["json"] = _json
     env.filters["constant"] = _constant_name
     env.globals["header"] = header
     return env
@@ -182,6 +192,13 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
     ]
     for template, rel, ctx in renders:
         out[rel] = env.get_template(template).render(**ctx).encode("utf-8")
+    # Host-side plugins take their event names and default reason from the host's declaration.
+    plugin_env = _environment(root_src, PLUGIN_TEMPLATES)
+    for host in hosts:
+        plugin = PLUGIN_HOSTS.get(host["agent"])
+        if plugin is not None:
+            rendered = plugin_env.get_template(plugin).render(**context, host=host)
+            out[PLUGINS / f"{host['agent']}.js"] = rendered.encode("utf-8")
     return out
 
 

@@ -55,6 +55,14 @@ PAYLOADS = {
         "tool_name": "run_shell_command",
         "tool_input": {"command": cmd},
     },
+    # The payload the shipped opencode plugin sends (hosts/opencode.json notes).
+    "opencode": lambda cmd: {
+        "event": "tool.execute.before",
+        "sessionID": "o1",
+        "cwd": "/work",
+        "tool": "bash",
+        "args": {"command": cmd},
+    },
     "kiro": lambda cmd: {
         "hook_event_name": "preToolUse",
         "cwd": "/work",
@@ -124,7 +132,7 @@ def main() -> int:
     from demo_judge import judge
 
     schemas = {name: validator_for(name) for name in ("tool-call-event", "native-response")}
-    print(f"{'host':8}{'judge':9}{'command':13}{'exit':>4} {'blocks':7}{'stderr':34}stdout")
+    print(f"{'host':9}{'judge':9}{'command':13}{'exit':>4} {'blocks':7}{'stderr':34}stdout")
     problems = 0
     dropped = []
     for agent in AGENT_IDS:
@@ -135,7 +143,7 @@ def main() -> int:
             answer = expected["escalated"]
             blocks = "yes" if answer["enforced"] else "no"
             print(
-                f"{agent:8}{label:9}{command:13}{code:>4} {blocks:7}"
+                f"{agent:9}{label:9}{command:13}{code:>4} {blocks:7}"
                 f"{_cell(stderr, 32):34}{stdout or '-'}"
             )
             unrendered = adapter_for(agent).UNRENDERED_FIELDS[expected["event"]["event"]]

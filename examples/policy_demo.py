@@ -49,6 +49,10 @@ def _pre(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]]:
         # camelCase form: no event name, the arguments as a JSON string.
         native = {"timestamp": 1, "sessionId": "co-1", "toolName": "bash"}
         return {**native, "toolArgs": json.dumps({"command": command})}, {}
+    if agent == "opencode":
+        # The payload the shipped opencode plugin sends (hosts/opencode.json notes).
+        native = {"event": "tool.execute.before", "tool": "bash", "sessionID": "oc-1"}
+        return {**native, "args": {"command": command}, "cwd": "/work"}, {}
     tool = _SHELL_TOOL.get(agent, "Bash")
     native = {"hook_event_name": "PreToolUse", "tool_name": tool, "session_id": f"{agent}-1"}
     return {**native, "tool_input": {"command": command}}, {}
@@ -78,6 +82,14 @@ def _post(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]] | N
         native = {"timestamp": 2, "sessionId": "co-1", "toolName": "bash"}
         result = {"resultType": "success", "textResultForLlm": OUTPUT}
         return {**native, "toolArgs": json.dumps(tool_input), "toolResult": result}, {}
+    elif agent == "opencode":
+        native = {
+            "event": "tool.execute.after",
+            "tool": "bash",
+            "sessionID": "oc-1",
+            "cwd": "/work",
+        }
+        return {**native, "args": tool_input, "output": OUTPUT}, {}
     else:
         return None  # amp's delegate runs before a tool only
     native = {"hook_event_name": event, "tool_name": tool, "session_id": f"{agent}-1"}

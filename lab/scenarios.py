@@ -107,6 +107,11 @@ def _deny(m: Markers, project: str) -> dict[str, Any]:
     return {VerdictFields.DECISION: Decisions.DENY, VerdictFields.REASON: m.reason}
 
 
+def _deny_json(m: Markers, project: str) -> dict[str, Any]:
+    # A reason that is itself valid JSON: Gemini CLI parses hook output as JSON first (GM-1).
+    return {VerdictFields.DECISION: Decisions.DENY, VerdictFields.REASON: f'["{m.reason}"]'}
+
+
 def _ask(m: Markers, project: str) -> dict[str, Any]:
     return {VerdictFields.DECISION: Decisions.ASK, VerdictFields.REASON: m.reason}
 
@@ -135,6 +140,7 @@ def _redact(m: Markers, project: str) -> dict[str, Any]:
 
 _VERDICTS = {
     "deny": _deny,
+    "deny_json": _deny_json,
     "ask": _ask,
     "allow": _allow,
     "rewrite": _rewrite,
@@ -149,6 +155,7 @@ PRE, POST, PROMPT = EventKinds.PRE_TOOL, EventKinds.POST_TOOL, EventKinds.PROMPT
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("deny", "deny before the tool", ((PRE, "deny"),)),
+    Scenario("deny_json_reason", "deny whose reason is valid JSON", ((PRE, "deny_json"),)),
     Scenario("allow", "allow", ((PRE, "allow"),)),
     Scenario("ask", "ask before the tool", ((PRE, "ask"),)),
     Scenario("rewrite", "rewrite the input (mutated_input)", ((PRE, "rewrite"),)),
@@ -214,7 +221,7 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
     if scenario.control is not None:
         # Only run for channels declared unrendered: the host must indeed not carry them.
         return _not_carried(scenario.control)
-    if name in ("deny",):
+    if name in ("deny", "deny_json_reason"):
         return {ORIGINAL_RAN: False, REASON_SEEN: True} if pre else {ORIGINAL_RAN: True}
     if name == "timeout":
         return {ORIGINAL_RAN: not pre, HOOK_IN_TIME: True}

@@ -88,6 +88,14 @@ PRE_TOOL: dict[str, dict[str, Any]] = {
         "taskId": "cl1",
         "preToolUse": {"toolName": "execute_command", "parameters": {"command": "rm -rf /"}},
     },
+    # The shipped plugin's own payload (templates/opencode/agent-control-plane.js.j2).
+    "opencode": {
+        "event": "tool.execute.before",
+        "sessionID": "o1",
+        "callID": "call_1",
+        "tool": "bash",
+        "args": {"command": "rm -rf /"},
+    },
 }
 # The exit code each host's entry gives when the hook itself fails (contract.md §7).
 FAILURE_EXIT = {
@@ -104,6 +112,7 @@ FAILURE_EXIT = {
     "crush": 0,
     "cline": 0,
     "windsurf": 0,
+    "opencode": 0,  # the plugin logs the diagnostic and the call runs
 }
 # Hosts whose failed hook answers with a deny body (hosts/<agent>.json failure_response).
 FAILURE_DENIES = ("copilot",)
@@ -112,16 +121,17 @@ ASK_TIER = {
     "claude": True,
     "codex": False,
     "gemini": False,
-    "amp": True,
+    "amp": False,  # AMP-3: exit 1 may run unattended in execute mode, so asks are escalated
     "cursor": False,
     "copilot": True,
-    "factory": True,
+    "factory": False,  # droid exec ignores a hook ask (FD-1)
     "qwen": True,
     "kiro": False,
     "auggie": True,
     "crush": False,
     "cline": False,
     "windsurf": False,
+    "opencode": False,
 }
 
 

@@ -46,6 +46,11 @@ def _at(answer: dict[str, Any], path: str) -> Any:
     return node
 
 
+def differs_at(ours: dict[str, Any], theirs: dict[str, Any], paths: list[str]) -> bool:
+    """Whether the two answers differ at any of these paths."""
+    return any(_at(ours, path) != _at(theirs, path) for path in paths)
+
+
 def _without(answer: dict[str, Any], paths: set[str]) -> dict[str, Any]:
     masked = copy.deepcopy(answer)
     for path in paths:
@@ -58,16 +63,52 @@ def _without(answer: dict[str, Any], paths: set[str]) -> dict[str, Any]:
     return masked
 
 
+def _holds(line: dict[str, Any], condition: dict[str, Any]) -> bool:
+    value = _at(line, condition["path"])
+    if "present" in condition:
+        return (value is not _MISSING) is condition["present"]
+    if "equals" in condition:
+        return bool(value == condition["equals"])
+    if "in" in condition:
+        return value in list(condition["in"])
+    if "prefix" in condition:
+        return isinstance(value, str) and value.startswith(condition["prefix"])
+    if "type" in condition:
+        return isinstance(value, {"object": dict, "array": list, "string": str}[condition["type"]])
+    raise AssertionError(f"unknown applies_to condition {condition}")
+
+
+def matched_tags(line: dict[str, Any]) -> list[str]:
+    """Ids of the entries whose applies_to selects this reference line (see docs/divergences.md)."""
+    found = []
+    for entry_id, entry in registry().items():
+        groups = entry.get("applies_to")
+        if not groups or line["agent"] not in entry["agents"]:
+            continue
+        if any(all(_holds(line, condition) for condition in group) for group in groups):
+            found.append(entry_id)
+    return found
+
+
 def unexplained(
-    agent: str, tags: list[str], ours: dict[str, Any], theirs: dict[str, Any]
+    agent: str,
+    tags: list[str],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    matched: list[str] | None = None,
 ) -> str | None:
     """Why our answer's difference from the reference is not covered by its tags, or None.
 
     Each registry entry lists the JSON paths it may change: outside the union of a line's tags'
-    paths the answers must be equal, and every tag must change at least one of its own paths on
-    that line (else the tag is stale there).
+    paths (its own tags and the entries whose applies_to selects it) the answers must be equal,
+    and every tag the line itself carries must change at least one of its own paths on that line
+    (else the tag is stale there).
     """
     entries = registry()
+    # A withdrawn entry's tag no longer excuses anything: the corpus still carries it (read-only).
+    tags = [tag for tag in tags if not entries.get(tag, {}).get("withdrawn")]
+    own = list(tags)
+    tags = own + [tag for tag in matched or [] if tag not in own]
     for tag in tags:
         if tag not in entries:
             return f"tag {tag!r} is not in fixtures/divergences.json"
@@ -77,7 +118,7 @@ def unexplained(
     if _without(ours, scope) != _without(theirs, scope):
         outside = "no registry entry" if not tags else f"what {tags} may change"
         return f"answer differs outside {outside}"
-    for tag in tags:
+    for tag in own:
         if all(_at(ours, path) == _at(theirs, path) for path in entries[tag]["paths"]):
             return f"tagged {tag!r} but none of its paths differ here (stale tag)"
     if "nothing-lost" in tags:

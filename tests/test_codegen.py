@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from codegen.__main__ import main as codegen_main
-from codegen.driver import GENERATED, MANAGED, SchemaLintError, check, lint, render_all
+from codegen.driver import (
+    GENERATED,
+    MANAGED,
+    SCHEMA_SUBDIR,
+    SchemaLintError,
+    check,
+    lint,
+    render_all,
+)
 
 from conftest import REPO
 
@@ -87,6 +95,19 @@ def test_every_generated_python_file_has_the_do_not_edit_header() -> None:
             assert head[0].startswith("# DO NOT EDIT"), rel
             assert any(line.startswith("# source: schema/") for line in head), rel
             assert any("make codegen" in line for line in head), rel
+
+
+def test_the_generated_opencode_plugin_has_the_header_and_its_declarations_event_names() -> None:
+    files = render_all()
+    plugin = files[GENERATED / "plugins" / "opencode.js"].decode("utf-8")
+    head = plugin.splitlines()[:4]
+    assert head[0] == "// DO NOT EDIT: this file is generated."
+    assert head[1] == "// source: schema/control-plane/v1/hosts/opencode.json"
+    assert "make codegen" in head[3]
+    declaration = json.loads((REPO / SCHEMA_SUBDIR / "hosts/opencode.json").read_text())
+    for name in declaration["native_event_for"].values():
+        assert json.dumps(name) in plugin
+    assert f"const DEFAULT_REASON = {json.dumps(declaration['default_block_reason'])};" in plugin
 
 
 def test_generated_bytes_hold_no_timestamp_or_absolute_path() -> None:

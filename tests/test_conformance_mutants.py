@@ -17,6 +17,7 @@ from agent_control_plane_core.conformance import (
     ConformanceError,
     run_adapter_conformance,
 )
+from agent_control_plane_core.contract import present
 
 # Small self-contained suites: natives and verdicts only; the goldens are rendered by whichever
 # adapter a test names, so a mutant with goldens written from its own output meets only the
@@ -120,6 +121,16 @@ GEMINI_CASES: list[dict[str, Any]] = [
             "hook_event_name": "BeforeTool",
             "tool_name": "write_file",
             "tool_input": {"file_path": "/tmp/a", "content": "x"},
+        },
+        "scenarios": {"allow": {"verdict": {"decision": "allow"}}},
+    },
+    {
+        "name": "replace",
+        "call_class": "builtin",
+        "native": {
+            "hook_event_name": "BeforeTool",
+            "tool_name": "replace",
+            "tool_input": {"file_path": "/tmp/a", "old_string": "x", "new_string": "y"},
         },
         "scenarios": {"allow": {"verdict": {"decision": "allow"}}},
     },
@@ -358,12 +369,21 @@ class ClaimsOutputChannelBeforeTool(Wrapper):
     UNRENDERED_FIELDS = _rows(pre_tool=frozenset())
 
 
-class DropsSystemMessage(Wrapper):
+class DropsAfterToolContext(Wrapper):
+    """Drops the AfterTool additionalContext, the channel Gemini reads context from (GM-4)."""
+
     def render(self, verdict: Verdict, event: Any, *, sole_gate: bool = False) -> Any:
         out = self.inner.render(verdict, event, sole_gate=sole_gate)
-        if isinstance(out.stdout, dict) and "systemMessage" in out.stdout:
-            body = {k: v for k, v in out.stdout.items() if k != "systemMessage"}
-            return dataclasses.replace(out, stdout=body)
+        if not isinstance(out.stdout, dict) or event.event != "post_tool":
+            return out
+        specific = out.stdout.get("hookSpecificOutput")
+        if isinstance(specific, dict) and "additionalContext" in specific:
+            kept = {k: v for k, v in specific.items() if k != "additionalContext"}
+            return dataclasses.replace(out, stdout={**out.stdout, "hookSpecificOutput": kept})
+        if isinstance(out.stdout.get("reason"), str) and present(verdict.additional_context):
+            # A deny body carries the context in its reason: drop it there too.
+            reason = out.stdout["reason"].replace(verdict.additional_context, "")
+            return dataclasses.replace(out, stdout={**out.stdout, "reason": reason})
         return out
 
 
@@ -538,7 +558,8 @@ MUTANTS = [
         "advisory-deny-enforced",
         "claude",
         NonVetoableDenyEnforced,
-        "session start",
+        # The first non-vetoable deny of the suite: Claude's post_tool is not gated (CC-1).
+        "Bash after it ran",
     ),
     Mutant(
         "coverage-decisions", "no-ask-scenario", "claude", None, "<file: claude>", suite=_no_ask
@@ -612,10 +633,10 @@ MUTANTS = [
     ),
     Mutant(
         "content-field-reaches-host",
-        "drops-system-message",
+        "drops-after-tool-context",
         "gemini",
-        DropsSystemMessage,
-        "shell before it runs",
+        DropsAfterToolContext,
+        "shell after it ran",
     ),
     Mutant(
         "content-field-reaches-host",

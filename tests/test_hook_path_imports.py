@@ -126,6 +126,7 @@ ENTRY_PAYLOADS = {
         "hookName": "PreToolUse",
         "preToolUse": {"toolName": "execute_command", "parameters": {"command": "rm -rf /"}},
     },
+    "opencode": {"event": "tool.execute.before", "tool": "bash", "args": {"command": "rm -rf /"}},
 }
 
 

@@ -25,8 +25,15 @@ HOSTS = (
     "cursor",
     "factory",
     "gemini",
+    "kiro",
+    "opencode",
     "qwen",
     "windsurf",
+)
+# The plugin acp install copies for opencode, as the package ships it.
+OPENCODE_PLUGIN = (
+    Path(__file__).resolve().parent.parent
+    / "python/agent_control_plane_core/_generated/plugins/opencode.js"
 )
 
 
@@ -112,9 +119,15 @@ def test_gemini_timeout_is_in_milliseconds(tmp_path: Path) -> None:
     assert settings["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 5000
 
 
-def test_factory_registers_gated_events_in_seconds_without_on_failure(tmp_path: Path) -> None:
-    install("factory", tmp_path, timeout_s=5, fail_closed=True)
-    settings = json.loads((tmp_path / ".factory/settings.json").read_text())
+def test_factory_writes_hooks_json_in_seconds_without_on_failure(tmp_path: Path) -> None:
+    plan = plan_install("factory", root=tmp_path, bin_dir=BIN, timeout_s=5, fail_closed=True)
+    plan.apply()
+    # FD-6: hooks.json is canonical; settings.json's hooks are read only while it is absent.
+    assert plan.path == tmp_path / ".factory/hooks.json"
+    assert not (tmp_path / ".factory/settings.json").exists()
+    # Droid 0.225.2 loads hooks.json keyed by event name, without a "hooks" key (lab run).
+    settings = {"hooks": json.loads(plan.path.read_text())}
+    # post_tool and prompt_submit are not gated, but their feedback and context reach the model.
     assert sorted(settings["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
     handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
     # Droid documents no onFailure; fail-closed rides on the command line only.
@@ -123,15 +136,21 @@ def test_factory_registers_gated_events_in_seconds_without_on_failure(tmp_path: 
     assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == str(
         BIN / "acp-factory-hook"
     )
+    assert any("droid exec never calls UserPromptSubmit" in note for note in plan.notes)
+    assert any("/hooks" in note and "allowManagedHooksOnly" in note for note in plan.notes)
 
 
-def test_factory_refuses_settings_json_while_hooks_json_shadows_it(tmp_path: Path) -> None:
+def test_factory_merges_into_an_existing_hooks_json(tmp_path: Path) -> None:
     hooks = tmp_path / ".factory/hooks.json"
     hooks.parent.mkdir()
-    hooks.write_text("{}")
-    with pytest.raises(InstallError, match=r"hooks\.json exists"):
-        plan_install("factory", root=tmp_path, bin_dir=BIN)
-    assert not (tmp_path / ".factory/settings.json").exists()
+    theirs = {"matcher": "Edit", "hooks": [{"type": "command", "command": "/usr/bin/fmt"}]}
+    hooks.write_text(json.dumps({"PostToolUse": [theirs], "Stop": []}))
+    install("factory", tmp_path)
+    merged = json.loads(hooks.read_text())
+    assert merged["Stop"] == []
+    assert merged["PostToolUse"][0] == theirs
+    assert merged["PostToolUse"][1]["hooks"][0]["command"] == str(BIN / "acp-factory-hook")
+    assert merged["PreToolUse"][0]["hooks"][0]["command"] == str(BIN / "acp-factory-hook")
 
 
 def test_qwen_timeout_is_in_milliseconds_and_names_the_trust_rule(tmp_path: Path) -> None:
@@ -139,8 +158,22 @@ def test_qwen_timeout_is_in_milliseconds_and_names_the_trust_rule(tmp_path: Path
     plan.apply()
     settings = json.loads((tmp_path / ".qwen/settings.json").read_text())
     assert sorted(settings["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
-    assert settings["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] == 5000
+    handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
+    # QW-8: 5000 ms; 5 would mean 5 ms on releases that read only milliseconds.
+    assert handler["timeout"] == 5000 and "failMode" not in handler
     assert any("trusted folder" in note for note in plan.notes)
+
+
+def test_qwen_fail_closed_writes_fail_mode_on_tool_events_only(tmp_path: Path) -> None:
+    plan = plan_install("qwen", root=tmp_path, bin_dir=BIN, fail_closed=True)
+    plan.apply()
+    hooks = json.loads((tmp_path / ".qwen/settings.json").read_text())["hooks"]
+    pre = hooks["PreToolUse"][0]["hooks"][0]
+    # QW-6: failMode closed turns a crash, a timeout or a bad exit into a deny.
+    assert pre["failMode"] == "closed"
+    assert pre["command"].endswith("acp hook qwen --fail-closed")
+    assert "failMode" not in hooks["UserPromptSubmit"][0]["hooks"][0]
+    assert any("failMode closed" in note for note in plan.notes)
 
 
 def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
@@ -161,7 +194,9 @@ def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
     assert pre[1]["failClosed"] is True
     assert pre[1]["command"].endswith("acp hook cursor --fail-closed")
     prompt = settings["hooks"]["beforeSubmitPrompt"]
-    assert prompt == [{"command": str(BIN / "acp-cursor-hook")}]
+    # The per-script timeout is in seconds (CUR-6).
+    assert prompt == [{"command": str(BIN / "acp-cursor-hook"), "timeout": 30}]
+    assert pre[1]["timeout"] == 30
 
 
 def test_cursor_user_scope_is_the_home_hooks_file(tmp_path: Path) -> None:
@@ -205,9 +240,63 @@ def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_pat
     assert json.loads(result.stdout)["permission"] == "deny"
 
 
-def test_kiro_has_no_installer_entry(tmp_path: Path) -> None:
-    with pytest.raises(InstallError, match="no installer for 'kiro'"):
-        plan_install("kiro", root=tmp_path, bin_dir=BIN)
+def _plugin_config(path: Path) -> Any:
+    (line,) = [line for line in path.read_text().splitlines() if line.startswith("const CONFIG = ")]
+    return json.loads(line.removeprefix("const CONFIG = ").removesuffix(";"))
+
+
+def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config_line(
+    tmp_path: Path,
+) -> None:
+    install("opencode", tmp_path, judge="pkg.mod:judge", fail_closed=True, timeout_s=5)
+    path = tmp_path / ".opencode/plugin/agent-control-plane.js"
+    assert _plugin_config(path) == {
+        "command": [
+            str(BIN / "acp"),
+            "hook",
+            "opencode",
+            "--judge",
+            "pkg.mod:judge",
+            "--fail-closed",
+        ],
+        "failClosed": True,
+        "timeoutMs": 5000,
+    }
+    shipped = OPENCODE_PLUGIN.read_text().splitlines()
+    written = path.read_text().splitlines()
+    # Every other line is the generated plugin, byte for byte.
+    assert len(shipped) == len(written)
+    assert [a for a, b in zip(shipped, written, strict=True) if a != b] == [
+        line for line in shipped if line.startswith("const CONFIG = ")
+    ]
+    # Only node built-ins: offline, opencode stalls installing a plugin folder's dependencies.
+    imports = [line for line in written if line.startswith("import ")]
+    assert imports and all('from "node:' in line for line in imports)
+
+
+def test_opencode_plain_install_runs_the_console_script_and_fails_open(tmp_path: Path) -> None:
+    plan = plan_install("opencode", scope="user", home=tmp_path, bin_dir=BIN)
+    assert plan.path == tmp_path / ".config/opencode/plugin/agent-control-plane.js"
+    assert any("@opencode-ai/plugin" in note for note in plan.notes)
+    plan.apply()
+    assert _plugin_config(plan.path) == {
+        "command": [str(BIN / "acp-opencode-hook")],
+        "failClosed": False,
+        "timeoutMs": 30000,
+    }
+
+
+def test_opencode_reinstall_replaces_its_plugin_and_refuses_a_file_it_did_not_write(
+    tmp_path: Path,
+) -> None:
+    install("opencode", tmp_path, fail_closed=True)
+    assert install("opencode", tmp_path) is True
+    path = tmp_path / ".opencode/plugin/agent-control-plane.js"
+    assert _plugin_config(path)["failClosed"] is False
+    path.write_text("export const Mine = async () => ({});\n")
+    with pytest.raises(InstallError, match="was not written by acp install"):
+        plan_install("opencode", root=tmp_path, bin_dir=BIN)
+    assert path.read_text() == "export const Mine = async () => ({});\n"
 
 
 def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> None:

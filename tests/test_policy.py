@@ -57,6 +57,9 @@ def pre_tool(agent: str, tool: str, tool_input: dict[str, Any]) -> Any:
     if agent == "cursor":
         tool = {"Bash": "Shell"}.get(tool, tool)
         return {"hook_event_name": "preToolUse", "tool_name": tool, "tool_input": tool_input}
+    if agent == "opencode":
+        tool = {"Bash": "bash"}.get(tool, tool)
+        return {"event": "tool.execute.before", "tool": tool, "args": tool_input}
     return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
 
 
@@ -313,11 +316,18 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
             "isImage": False,
         }
         assert response.stdout["hookSpecificOutput"]["updatedToolOutput"] == verdict.mutated_output
+    elif agent == "gemini":
+        # GM-6: the AfterTool deny body replaces the result with the redacted output (unenforced).
+        assert verdict.decision == "allow" and REDACTED in json.dumps(verdict.mutated_output)
+        assert response.stdout["decision"] == "deny" and REDACTED in response.stdout["reason"]
+        assert not response.enforced and response.exit_code == 0
     else:
         assert verdict.decision == "deny"
         assert verdict.mutated_output is ABSENT
         assert agent in str(verdict.reason) and "mutated_output" in str(verdict.reason)
-        assert response.enforced and response.exit_code == 2
+        # Where the host cannot block after the tool (CC-1, FD-5, QW-4) the deny is feedback.
+        assert response.enforced is event.this_call_vetoable
+        assert response.exit_code == (2 if event.this_call_vetoable else 0)
     assert KEY not in text  # never a silent pass of the unredacted value in our answer
 
 
@@ -340,7 +350,8 @@ on_unrendered = "allow"
     verdict = judge(event_for(agent, post_tool(agent, "cat", KEY)))
     assert verdict.decision == "allow"
     assert verdict.reason == "redacted"
-    assert (verdict.mutated_output is ABSENT) is (agent != "claude")
+    # Claude and Gemini (GM-6) carry a post-tool redaction; the others drop it.
+    assert (verdict.mutated_output is ABSENT) is (agent not in ("claude", "gemini"))
 
 
 def test_a_rewrite_that_changes_nothing_does_not_match(tmp_path: Path) -> None:
@@ -425,8 +436,9 @@ rewrite = { pattern = '\\s--force\\b', replacement = "" }
     )
     event = event_for(agent, pre_tool(agent, "Bash", {"command": "git push --force origin"}))
     verdict = judge(event)
-    # Amp's delegate and Kiro answer with an exit code only: neither carries a rewritten input.
-    if agent in ("amp", "kiro"):
+    # Amp's delegate and Kiro answer with an exit code only, and Qwen Code never applies a
+    # PreToolUse updatedInput (QW-2): none of them carries a rewritten input.
+    if agent in ("amp", "kiro", "qwen"):
         assert verdict.decision == "deny"
         assert "no-force-push" in str(verdict.reason)
     else:
@@ -649,14 +661,15 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
     assert allow.code == 0 and allow.stderr == ""
     expected_ask = {
         "claude": 0,
-        "amp": 1,
+        "amp": 2,  # no ask tier declared (AMP-3)
         "codex": 2,
         "gemini": 2,
         "cursor": 2,
         "copilot": 0,
-        "factory": 0,
+        "factory": 2,  # no ask tier under droid exec (FD-1)
         "qwen": 0,
         "kiro": 2,
+        "opencode": 2,
     }
     assert ask.code == expected_ask[agent]
     decisions = ["deny", "ask", "allow"]
@@ -667,6 +680,16 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
             assert redact.code == 0
             output = redact.body()["hookSpecificOutput"]["updatedToolOutput"]
             assert output["stdout"] == f"id={REDACTED}"
+            decisions.append("allow")
+        elif agent in ("factory", "qwen"):
+            # The tool already ran and nothing replaces its output: the deny is feedback at exit 0
+            # (FD-5, QW-4).
+            assert redact.code == 0 and b"mutated_output" in redact.stdout
+            decisions.append("deny")
+        elif agent == "gemini":
+            # GM-6: the AfterTool deny body replaces the result with the redacted output.
+            assert redact.code == 0 and redact.body()["decision"] == "deny"
+            assert REDACTED in redact.body()["reason"]
             decisions.append("allow")
         else:
             assert redact.code == 2 and "mutated_output" in redact.stderr
@@ -695,8 +718,10 @@ def test_the_policy_demo_shows_one_decision_per_call_on_every_host() -> None:
     assert set(rows["pre_tool rm"].values()) == {"deny"}
     assert set(rows["pre_tool git"].values()) == {"ask"}
     post = rows["post_tool cat"]
-    # amp has no post_tool event; only claude can replace the output, the rest deny the redaction.
-    assert (post.pop("amp"), post.pop("claude")) == ("-", "allow")
+    # amp has no post_tool event; claude, gemini (GM-6) and opencode replace the output, the rest
+    # deny the redaction.
+    replaced = (post.pop("amp"), post.pop("claude"), post.pop("gemini"), post.pop("opencode"))
+    assert replaced == ("-", "allow", "allow", "allow")
     assert set(post.values()) == {"deny"}
     assert f"{4 * len(AGENT_IDS) - 1} call(s)" in result.stdout
 

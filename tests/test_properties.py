@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import io
 import json
 import os
@@ -43,6 +44,8 @@ CONFIGS = sorted(ADAPTER_CONFIGS)
 # Hosts that trim stderr and run the tool when nothing is left after an exit 2
 # (divergence registry: enforced-deny-stderr, gemini-default-reason).
 TRIMMING_HOSTS = frozenset({"codex", "gemini"})
+# Hosts whose enforced stderr never parses as JSON (adapters/claude.py stated_reason).
+JSON_GUARDED_HOSTS = frozenset({"claude", "factory", "qwen"})
 
 
 def strict_json(value: Any) -> str:
@@ -64,10 +67,12 @@ def reflected_in(value: Any, slot: str, content: Any) -> bool:
                 value = json.loads(value)
             except ValueError:
                 return False
-        # A declared key rename keeps every value; compare the multisets of values.
-        return isinstance(value, dict) and sorted(map(strict_json, value.values())) == sorted(
-            map(strict_json, content.values())
-        )
+        # A declared key rename keeps every value, and a key an adapter derives (Droid's
+        # ApplyPatch file_path from the patch headers) only adds one: every native value is kept.
+        if not isinstance(value, dict):
+            return False
+        kept = collections.Counter(map(strict_json, content.values()))
+        return not collections.Counter(map(strict_json, value.values())) - kept
     if slot.startswith("input."):
         # A flat native field that is one value of the tool input (cursor's shell command).
         return isinstance(value, str) and same(value, content)
@@ -170,6 +175,14 @@ def test_nothing_lost_check_flags_a_dropped_or_mistyped_key() -> None:
         "x",
     ]
     assert unreflected_keys(payload, ["hook_event_name"], dropped) == []
+    # An input may gain a derived key but never lose a native value.
+    native = {"hook_event_name": "PreToolUse", "tool_input": {"command": "ls", "timeout": 5}}
+    parsed = adapter_for("claude").parse(native)
+    assert unreflected_keys(native, ["tool_input"], replace(parsed, input={"command": "ls"})) == [
+        "tool_input"
+    ]
+    grown = replace(parsed, input={**parsed.input, "file_path": "/x"})
+    assert unreflected_keys(native, ["tool_input"], grown) == []
 
 
 @pytest.mark.parametrize("config", CONFIGS)
@@ -192,7 +205,12 @@ def test_render_of_every_valid_verdict_keeps_the_block_promises(
             assert response.exit_code != 0
             reason = verdict.reason
             if isinstance(reason, str) and reason.strip():
-                assert response.stderr == reason  # the model is told why it was blocked
+                # The model is told why it was blocked; the Claude family guards a reason that
+                # would parse as JSON, which Qwen's runner would read as its answer (QW-1).
+                assert response.stderr in (reason, f"blocked: {reason}")
+                if response.stderr != reason:
+                    assert adapter.AGENT in JSON_GUARDED_HOSTS
+                    json.loads(reason)
             if adapter.AGENT in TRIMMING_HOSTS:
                 assert isinstance(response.stderr, str) and response.stderr.strip()
     vetoable = event.this_call_vetoable

@@ -79,6 +79,7 @@ def test_runtime_all_is_pinned() -> None:
         "gemini_main",
         "kiro_main",
         "main_for",
+        "opencode_main",
         "qwen_main",
         "windsurf_main",
     ]

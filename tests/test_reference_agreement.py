@@ -12,7 +12,7 @@ from agent_control_plane_core import AGENT_IDS
 from agent_control_plane_core.schemas import validator_for
 
 from conftest import FIXTURES_DIR, behaviour_lines, load_json, reference_fixtures
-from reference_runner import registry, run, unexplained
+from reference_runner import differs_at, matched_tags, registry, run, unexplained
 
 
 def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
@@ -24,6 +24,7 @@ def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
             line.get("divergence", []),
             ours,
             {"event": line["event"], "render": line["render"]},
+            matched_tags(line),
         )
         if why:
             failures.append(f"line {number} ({line['agent']}): {why}")
@@ -33,14 +34,23 @@ def test_every_behaviour_line_agrees_outside_registered_divergences() -> None:
 def test_every_registry_entry_still_excuses_a_difference_and_counts_its_lines() -> None:
     excused: collections.Counter[str] = collections.Counter()
     differing: collections.Counter[str] = collections.Counter()
+    entries = registry()
     for line in behaviour_lines():
         ours = run(line["agent"], line["native"], line["verdict"], line["options"])
-        for tag in line.get("divergence", []):
+        theirs = {"event": line["event"], "render": line["render"]}
+        for tag in {*line.get("divergence", []), *matched_tags(line)}:
             excused[tag] += 1
-            if ours != {"event": line["event"], "render": line["render"]}:
+            entry = entries.get(tag, {})
+            if entry.get("withdrawn"):
+                differing[tag] += differs_at(ours, theirs, entry["paths"])
+            elif ours != theirs:
                 differing[tag] += 1
     for entry_id, entry in registry().items():
-        assert differing[entry_id] > 0, f"{entry_id} no longer excuses anything: remove it"
+        if entry.get("withdrawn"):
+            # Withdrawn: the lines the corpus still tags with it must now agree with the reference.
+            assert differing[entry_id] == 0, f"{entry_id} is withdrawn but its lines still differ"
+        else:
+            assert differing[entry_id] > 0, f"{entry_id} no longer excuses anything: remove it"
         assert excused[entry_id] == entry["reference_lines"], entry_id
 
 
@@ -94,7 +104,7 @@ def test_every_reference_fixture_case_agrees_outside_registered_divergences() ->
         assert line["render"] == body["native"], f"{agent} {case['name']} {scenario}"
         ours = run(agent, native, body["verdict"], options)
         theirs = {"event": case["event"], "render": body["native"]}
-        why = unexplained(agent, line.get("divergence", []), ours, theirs)
+        why = unexplained(agent, line.get("divergence", []), ours, theirs, matched_tags(line))
         assert why is None, f"{agent} {case['name']} / {scenario}: {why}"
         checked += 1
     assert checked >= 40

@@ -33,6 +33,7 @@ NOT_VETOABLE: dict[str, dict[str, Any]] = {
     "factory": {"hook_event_name": "SessionStart", "session_id": "f"},
     "qwen": {"hook_event_name": "SessionStart", "session_id": "q"},
     "kiro": {"hook_event_name": "postToolUse", "tool_name": "execute_bash", "tool_input": {}},
+    "opencode": {"event": "tool.execute.after", "tool": "bash", "args": {}, "output": ""},
 }
 
 # (agent, decision, vetoable) -> (exit code, enforced) of render_escalated (contract.md §4, §6).
@@ -48,7 +49,7 @@ ESCALATED = {
     ("gemini", "ask", True): (2, True),
     ("amp", "allow", True): (0, False),
     ("amp", "deny", True): (2, True),
-    ("amp", "ask", True): (1, False),  # amp asks its operator by exit 1
+    ("amp", "ask", True): (2, True),  # no ask tier declared (AMP-3): the ask becomes a block
     ("claude", "allow", False): (0, False),
     ("claude", "deny", False): (0, False),
     ("claude", "ask", False): (0, False),
@@ -72,7 +73,7 @@ ESCALATED = {
     ("copilot", "ask", False): (0, False),
     ("factory", "allow", True): (0, False),
     ("factory", "deny", True): (2, True),
-    ("factory", "ask", True): (0, False),  # Claude-compatible: asks natively
+    ("factory", "ask", True): (2, True),  # no ask tier under droid exec (FD-1)
     ("factory", "allow", False): (0, False),
     ("factory", "deny", False): (0, False),
     ("factory", "ask", False): (0, False),
@@ -88,6 +89,12 @@ ESCALATED = {
     ("kiro", "allow", False): (0, False),
     ("kiro", "deny", False): (1, False),  # a failed hook's warning: the call still runs
     ("kiro", "ask", False): (1, False),
+    ("opencode", "allow", True): (0, False),
+    ("opencode", "deny", True): (2, True),
+    ("opencode", "ask", True): (2, True),  # no ask tier: the ask becomes a block the plugin throws
+    ("opencode", "allow", False): (0, False),
+    ("opencode", "deny", False): (0, False),  # a warning the plugin adds to the tool output
+    ("opencode", "ask", False): (0, False),
 }
 
 

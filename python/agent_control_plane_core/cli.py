@@ -169,8 +169,19 @@ def _stdin_payload() -> Any:
         raise UsageError(f"stdin is not a JSON payload ({exc})") from exc
 
 
+def _cli_adapter(args: argparse.Namespace) -> Adapter:
+    """The adapter acp parse/render use; an option the host does not take is a usage error."""
+    try:
+        return entry_adapter(args.agent, codex_version=args.codex_version)
+    except TypeError as exc:
+        # host-findings LIB-1: one line naming the option and the host, never a traceback.
+        if args.codex_version is None:
+            raise UsageError(str(exc)) from exc
+        raise UsageError(f"--codex-version is a Codex option; {args.agent} takes none") from exc
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
-    adapter = entry_adapter(args.agent, codex_version=args.codex_version)
+    adapter = _cli_adapter(args)
     _print_json(adapter.parse(_stdin_payload()).to_dict())
     return 0
 
@@ -181,7 +192,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         verdict = normalize_verdict(raw_verdict)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"--verdict: {exc}") from exc
-    adapter = entry_adapter(args.agent, codex_version=args.codex_version)
+    adapter = _cli_adapter(args)
     event = adapter.parse(_stdin_payload())
     if args.escalate:
         response = render_escalated(adapter, verdict, event, sole_gate=args.sole_gate)

@@ -19,6 +19,7 @@ __all__ = [
     "gemini_main",
     "kiro_main",
     "main_for",
+    "opencode_main",
     "qwen_main",
     "windsurf_main",
 ]
@@ -92,3 +93,8 @@ def cline_main() -> NoReturn:
 def windsurf_main() -> NoReturn:
     """acp-windsurf-hook (register it on the pre_* actions in .windsurf/hooks.json)."""
     main_for("windsurf")
+
+
+def opencode_main() -> NoReturn:
+    """acp-opencode-hook (run by the plugin acp install opencode writes, one call per process)."""
+    main_for("opencode")

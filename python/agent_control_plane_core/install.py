@@ -165,14 +165,14 @@ def _merge_handler(groups: list[Any], handler: dict[str, Any], host: str) -> Non
     groups.append({"hooks": [handler]})
 
 
-def _native_events(host: str) -> list[tuple[str, str]]:
-    """(kind, native event name) for every kind the host gates, in the schema's kind order."""
+def _native_events(host: str, also: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(kind, native event name) for every kind the host gates (plus also), in kind order."""
     import importlib
 
     declaration = importlib.import_module(f"{__package__}._generated.hosts.{host}")
-    gated: frozenset[str] = declaration.GATED_KINDS
+    wanted: frozenset[str] = declaration.GATED_KINDS | also
     events: Mapping[str, str] = declaration.NATIVE_EVENT_FOR
-    return [(kind, events[kind]) for kind in EventKinds.ALL if kind in gated and kind in events]
+    return [(kind, events[kind]) for kind in EventKinds.ALL if kind in wanted and kind in events]
 
 
 @dataclass(frozen=True)
@@ -199,12 +199,23 @@ def _no_fail_closed(request: _Request, host_name: str) -> tuple[str, ...]:
     return (f"{host_name} has no fail-closed option: a hook that never starts lets the call run.",)
 
 
-def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tuple[str, str | None]:
-    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}."""
+def _json_hooks(
+    request: _Request,
+    *,
+    timeout_ms: bool,
+    on_failure: bool,
+    also: frozenset[str] = frozenset(),
+    closed_fields: Mapping[str, str] | None = None,
+    top_level: bool = False,
+) -> tuple[str, str | None]:
+    """Claude-shaped hooks: {"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}.
+
+    top_level: the file is keyed by event name itself, without the "hooks" key.
+    """
     before = _read(request.path)
     settings = _load_json(request.path, before)
-    hooks = _child(settings, "hooks", dict, request.path)
-    for kind, event in _native_events(request.host):
+    hooks = settings if top_level else _child(settings, "hooks", dict, request.path)
+    for kind, event in _native_events(request.host, also):
         command, closed = _command(request, kind)
         handler: dict[str, Any] = {
             "type": "command",
@@ -214,12 +225,20 @@ def _json_hooks(request: _Request, *, timeout_ms: bool, on_failure: bool) -> tup
         if closed and on_failure:
             # A hook that never starts still blocks (host-protocols.md §1, v2.1.295+).
             handler["onFailure"] = "block"
+        if closed and closed_fields:
+            handler.update(closed_fields)
         _merge_handler(_child(hooks, event, list, request.path), handler, request.host)
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
 
 
+# Kinds the Claude family cannot block but whose answer still reaches the model: PostToolUse
+# feedback, context and updatedToolOutput (hosts/claude.json, factory.json, qwen.json; CC-1).
+_FEEDBACK_KINDS: Final = frozenset({EventKinds.POST_TOOL, EventKinds.PROMPT_SUBMIT})
+
+
 def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    after, before = _json_hooks(request, timeout_ms=False, on_failure=True)
+    # onFailure sits on each command handler, where Claude Code 2.1.332's settings schema has it (CC-10).
+    after, before = _json_hooks(request, timeout_ms=False, on_failure=True, also=_FEEDBACK_KINDS)
     return after, before, ()
 
 
@@ -230,26 +249,40 @@ def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _factory(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # Droid reads the hooks key of settings.json only while hooks.json beside it is absent
-    # (docs.factory.ai/harness/hooks, Configuration): refuse rather than write a dead entry.
-    beside = request.path.with_name("hooks.json")
-    if beside.exists():
-        raise InstallError(
-            f"{beside} exists, so Droid ignores the hooks in {request.path.name}: add the"
-            f" acp-factory-hook command to {beside} by hand (its events are those in"
-            " `acp install factory --dry-run`)"
-        )
-    after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
-    return after, before, _no_fail_closed(request, "Droid")
+    # .factory/hooks.json is canonical; settings.json's hooks key is read only while it is absent,
+    # and Droid's /hooks manager writes hooks.json on its next save (docs.factory.ai/harness/hooks;
+    # FD-6), so the entry merges into hooks.json.
+    after, before = _json_hooks(
+        request, timeout_ms=False, on_failure=False, also=_FEEDBACK_KINDS, top_level=True
+    )
+    notes = (
+        "Droid may ask you to review hooks edited outside /hooks before they run, and an"
+        " organisation with allowManagedHooksOnly ignores project and user hooks.",
+        "droid exec never calls UserPromptSubmit: prompts are not judged there.",
+    )
+    return after, before, notes + _no_fail_closed(request, "Droid")
 
 
 def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # Qwen Code's command-hook timeout is in milliseconds (hosts/qwen.json notes).
-    after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
-    trusted = (
-        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."
+    # Milliseconds: newer releases read seconds but keep values >= 1000 as milliseconds, older
+    # ones read only milliseconds (hook-timeout.ts; QW-8). failMode closed makes a crash, timeout
+    # or bad exit deny (types.ts, hookRunner.ts @ 01ed106f; QW-6).
+    after, before = _json_hooks(
+        request,
+        timeout_ms=True,
+        on_failure=False,
+        also=_FEEDBACK_KINDS,
+        closed_fields={"failMode": "closed"},
     )
-    return after, before, (trusted, *_no_fail_closed(request, "Qwen Code"))
+    notes = [
+        "Qwen Code runs the hooks of a project's .qwen/settings.json only in a trusted folder."
+    ]
+    if request.fail_closed:
+        notes.append(
+            "failMode closed is honoured only by Qwen Code releases newer than 0.24.4; older ones"
+            " ignore it, and a hook that never starts lets the call run."
+        )
+    return after, before, tuple(notes)
 
 
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -360,14 +393,19 @@ def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """.cursor/hooks.json: {"command", "failClosed"?} per event (host-protocols.md §5)."""
 
     def handler(command: str, closed: bool) -> dict[str, Any]:
-        entry: dict[str, Any] = {"command": command}
+        # The per-script timeout is in seconds (cursor.com/docs/hooks, CUR-6).
+        entry: dict[str, Any] = {"command": command, "timeout": request.timeout_s}
         if closed:
             # A crash, a timeout or empty output then blocks too (host-protocols.md §5).
             entry["failClosed"] = True
         return entry
 
     after, before = _flat_hooks(request, "command", handler)
-    return after, before, ()
+    notes = (
+        "Cursor runs a project's .cursor/hooks.json only in a trusted workspace; enterprise"
+        " (/etc/cursor/hooks.json) and team hooks run beside it.",
+    )
+    return after, before, notes
 
 
 def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -455,6 +493,78 @@ def _windsurf(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return after, before, _no_fail_closed(request, "Windsurf")
 
 
+def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.kiro/hooks/<file>.json, a V3 hook file: {"version": "v1", "hooks": [{name, trigger, ...}]}."""
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    version = settings.setdefault("version", "v1")
+    if version != "v1":
+        raise InstallError(f"{request.path}: version {version!r} is not the V3 hook format v1")
+    hooks = _child(settings, "hooks", list, request.path)
+    for kind, trigger in _native_events(request.host):
+        command, _ = _command(request, kind)
+        # kiro.dev/docs/cli/v3/hooks: timeout in seconds; never cache_ttl_seconds, which replays
+        # one allow for every later call (host-findings KR-2).
+        entry: dict[str, Any] = {"name": f"agent-control-plane-{trigger}", "trigger": trigger}
+        if kind in _TOOL_KINDS:
+            entry["matcher"] = ".*"  # a tool-name regex: every tool
+        entry |= {
+            "action": {"type": "command", "command": command},
+            "timeout": request.timeout_s,
+            "enabled": True,
+        }
+        for index, existing in enumerate(hooks):
+            action = existing.get("action") if isinstance(existing, Mapping) else None
+            ours = isinstance(action, Mapping) and _is_ours(action.get("command"), request.host)
+            if ours and existing.get("trigger") == trigger:
+                hooks[index] = entry
+                break
+        else:
+            hooks.append(entry)
+    notes = (
+        "Kiro CLI reads .kiro/hooks/ files from its V3 hooks (CLI 2.13); an older CLI runs only"
+        " hooks embedded in .kiro/agents/<name>.json.",
+        "Never add cache_ttl_seconds to these hooks: Kiro would replay one allow for every later"
+        " matching call.",
+        *_no_fail_closed(request, "Kiro CLI"),
+    )
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
+
+
+# The plugin acp install copies for opencode (generated from templates/opencode/), and the one line
+# of it that carries the hook command (hosts/opencode.json notes).
+_OPENCODE_PLUGIN: Final = Path(__file__).parent / "_generated" / "plugins" / "opencode.js"
+_PLUGIN_CONFIG: Final = "const CONFIG = "
+_PLUGIN_MARK: Final = "// DO NOT EDIT: this file is generated."
+
+
+def _opencode(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.opencode/plugin/agent-control-plane.js: the packaged plugin with this hook command in it."""
+    before = _read(request.path)
+    if before is not None and not before.startswith(_PLUGIN_MARK):
+        raise InstallError(
+            f"{request.path} exists and was not written by acp install; move it, then run"
+            " acp install opencode again"
+        )
+    template = _OPENCODE_PLUGIN.read_text(encoding="utf-8")
+    config = {
+        "command": request.argv,
+        "failClosed": request.fail_closed,
+        "timeoutMs": request.timeout_s * 1000,
+    }
+    lines = template.splitlines(keepends=True)
+    found = [i for i, line in enumerate(lines) if line.startswith(_PLUGIN_CONFIG)]
+    if len(found) != 1:
+        raise InstallError(f"{_OPENCODE_PLUGIN} has no single CONFIG line; reinstall the package")
+    lines[found[0]] = f"{_PLUGIN_CONFIG}{json.dumps(config, sort_keys=True)};\n"
+    notes = (
+        "opencode loads the plugin at its next start. On first run it installs @opencode-ai/plugin"
+        " into its config folders from the package registry; the plugin needs none of it, but"
+        " offline opencode waits for that install (host-findings.md §3.8).",
+    )
+    return "".join(lines), before, notes
+
+
 # host -> (project-relative path, home-relative path, installer entry)
 _HOSTS: Final[
     Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
@@ -462,9 +572,14 @@ _HOSTS: Final[
     "claude": (".claude/settings.json", ".claude/settings.json", _claude),
     "codex": (".codex/hooks.json", ".codex/config.toml", _codex),
     "gemini": (".gemini/settings.json", ".gemini/settings.json", _gemini),
-    "factory": (".factory/settings.json", ".factory/settings.json", _factory),
+    "factory": (".factory/hooks.json", ".factory/hooks.json", _factory),
     "qwen": (".qwen/settings.json", ".qwen/settings.json", _qwen),
-    # kiro has none: its hooks live in per-agent files .kiro/agents/<name>.json (hosts/kiro.json).
+    # V3 standalone hook files apply to every agent of the workspace (hosts/kiro.json).
+    "kiro": (
+        ".kiro/hooks/agent-control-plane.json",
+        ".kiro/hooks/agent-control-plane.json",
+        _kiro,
+    ),
     # The workspace settings path is unverified (?); the user one is documented.
     "amp": (".amp/settings.json", ".config/amp/settings.json", _amp),
     "cursor": (".cursor/hooks.json", ".cursor/hooks.json", _cursor),
@@ -480,6 +595,12 @@ _HOSTS: Final[
         ".copilot/hooks/agent-control-plane.json",
         _copilot,
     ),
+    # opencode auto-loads every *.js in these plugin folders (opencode.ai/docs/plugins).
+    "opencode": (
+        ".opencode/plugin/agent-control-plane.js",
+        ".config/opencode/plugin/agent-control-plane.js",
+        _opencode,
+    ),
 }
 
 
@@ -489,6 +610,61 @@ _EXECUTABLE: Final = 0o755
 
 INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
 """Hosts acp install has a configuration entry for."""
+
+# Hosts that also run the hooks of Claude Code's settings (host-findings XH-1): Cursor reads
+# .claude/settings*.json, Copilot CLI reads .claude/settings.json, Droid imports Claude hooks.
+_RUN_CLAUDE_HOOKS: Final[Mapping[str, str]] = {
+    "cursor": "Cursor",
+    "copilot": "Copilot CLI",
+    "factory": "Droid",
+}
+
+
+def _claude_entry_in(path: Path) -> bool:
+    """Whether a Claude settings file holds an entry this installer wrote for claude."""
+    try:
+        loaded: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    stack = [loaded]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif _is_ours(node, "claude"):
+            return True
+    return False
+
+
+def _shared_hook_notes(host: str, scope: Scope, base: Path) -> tuple[str, ...]:
+    """Warn when another host in this scope would also run the Claude entry (XH-1)."""
+
+    def config(of: str) -> Path:
+        project, user, _ = _HOSTS[of]
+        return base.absolute() / (project if scope == "project" else user)
+
+    claude = config("claude")
+    if host == "claude":
+        present = [
+            name for other, name in _RUN_CLAUDE_HOOKS.items() if config(other).parent.is_dir()
+        ]
+        if not present:
+            return ()
+        return (
+            f"{', '.join(present)} also run the hooks in {claude}, judging their calls through"
+            " the Claude adapter: give each its own entry (acp install <host>) and keep this one"
+            " only if Claude Code runs here too.",
+        )
+    name = _RUN_CLAUDE_HOOKS.get(host)
+    if name is None or not _claude_entry_in(claude):
+        return ()
+    return (
+        f"{name} also runs the acp-claude-hook entry in {claude}: each {name} call is then judged"
+        " twice, once through the Claude adapter; remove that entry if Claude Code does not run"
+        " here.",
+    )
 
 
 def plan_install(
@@ -544,5 +720,6 @@ def plan_install(
         timeout_s=timeout_s,
     )
     after, before, notes = entry(request)
+    notes = (*notes, *_shared_hook_notes(host, scope, base))
     mode = _EXECUTABLE if host in _EXECUTED else None
     return InstallPlan(host=host, path=path, before=before, after=after, notes=notes, mode=mode)

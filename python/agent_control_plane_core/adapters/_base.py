@@ -246,11 +246,17 @@ class HostAdapter:
             if mcp_call
             else call_class(native_tool, payload.get(mcp_key), payload.get(agent_type_key))
         )
-        if native_tool is not None and calls == CallClasses.BUILTIN:
+        # A subagent's or resumed session's call runs the host's own tool, so its renames and
+        # alias apply (else {"tool": "Bash", "input": {"cmd": ...}, "agent_type": "x"} evades a
+        # rule on command: host-findings AMP-1); an MCP server's tool is not the host's even
+        # when it shares a builtin's name, so it keeps its native name for MCP rules.
+        host_tool = calls != CallClasses.MCP
+        if native_tool is not None and host_tool:
             renames = decl.INPUT_KEY_RENAMES.get(native_tool)
             if renames is not None:
                 tool_input = rename_input_keys(tool_input, renames)
-        tool = canonical_tool(native_tool, tool_input, calls, decl.TOOL_ALIASES)
+        alias_class = CallClasses.BUILTIN if host_tool else calls
+        tool = canonical_tool(native_tool, tool_input, alias_class, decl.TOOL_ALIASES)
         vetoable = vetoable_for(kind, calls, decl.GATED_KINDS, decl.COVERAGE, decl.COVERAGE_KINDS)
         # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
         vetoable = vetoable and self.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Final
 
 from .._generated.constants import Decisions, EventKinds, PromptInputFields
@@ -10,10 +11,10 @@ from .._generated.hosts import cursor as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from ..contract import present, to_string
+from ..contract import make_event, present, to_string
 from ._base import HostAdapter, payload_fields
 
-__all__ = ["CursorAdapter", "cursor_adapter"]
+__all__ = ["CursorAdapter", "cursor_adapter", "sent_by_cursor"]
 
 # Events that name their tool by the event itself (host-protocols.md §5): the flat shell command
 # is Cursor's Shell tool, the file read its Read tool.
@@ -22,8 +23,17 @@ _READ_EVENT: Final = "beforeReadFile"
 _MCP_EVENT: Final = "beforeMCPExecution"
 _SHELL_TOOL: Final = "Shell"
 _READ_TOOL: Final = "Read"
-# preToolUse names MCP tools MCP:<tool> (host-protocols.md §5).
+# subagentStart can allow or deny creating a subagent (cursor.com/docs/hooks, CUR-3): it is the
+# call of Cursor's subagent tool, Task, as preToolUse names it.
+_SUBAGENT_EVENT: Final = "subagentStart"
+_SUBAGENT_TOOL: Final = "Task"
+# preToolUse names MCP tools MCP:<tool> or MCP:<server>:<tool> (host-protocols.md §5).
 _MCP_PREFIX: Final = "MCP:"
+# The event's tool of an MCP call whose server is known: mcp__<server>__<tool>, so one MCP rule
+# matches Cursor as it does the hosts that name MCP tools so (CUR-4).
+_MCP_NAME: Final = "mcp__{server}__{tool}"
+# beforeReadFile's output schema is {permission, user_message} only (cursor.com/docs/hooks, CUR-7).
+_BARE_DENY_EVENTS: Final = frozenset({_READ_EVENT})
 # Only preToolUse reads updated_input (host-protocols.md §5 output).
 _REWRITE_EVENTS: Final = frozenset({"preToolUse"})
 # Cursor's exit code for a block (host-protocols.md §5).
@@ -58,13 +68,17 @@ class CursorAdapter(HostAdapter):
             # beforeMCPExecution sends tool_input as a JSON string (host-protocols.md §5).
             tool_input = fields.json_object("tool_input") or {}
             mcp_call = True
+        elif native_event == _SUBAGENT_EVENT:
+            # Its fields describe the subagent; none is a tool input, so all stay in passthrough.
+            native_tool = _SUBAGENT_TOOL
         elif kind == EventKinds.PROMPT_SUBMIT:
             tool_input = {PromptInputFields.PROMPT: fields.string("prompt") or ""}
         elif kind != EventKinds.SESSION_START:
             native_tool = fields.string("tool_name")
             tool_input = fields.json_object("tool_input") or {}
             mcp_call = native_tool is not None and native_tool.startswith(_MCP_PREFIX)
-        return self.build_event(
+        server = fields.payload.get("mcp_server_name") if native_event == _MCP_EVENT else None
+        event = self.build_event(
             fields,
             kind=kind,
             native_event=native_event,
@@ -73,6 +87,17 @@ class CursorAdapter(HostAdapter):
             call_keys=("mcp_context", "agent_type"),
             response_key="tool_output",
             mcp_call=mcp_call,
+        )
+        tool = _mcp_tool(native_tool, server) if mcp_call else None
+        if tool is None:
+            return event
+        return make_event(
+            event=event.event,
+            tool=tool,
+            input=event.input,
+            this_call_vetoable=event.this_call_vetoable,
+            meta=event.meta,
+            response=event.response,
         )
 
     def render_checked(
@@ -107,7 +132,7 @@ class CursorAdapter(HostAdapter):
     ) -> dict[str, Any]:
         if verdict.decision != Decisions.ALLOW:
             # No ask tier: an ask is the advisory deny (hosts/cursor.json).
-            return _deny_body(reason)
+            return _deny_body(reason, bare=event.meta.native_event in _BARE_DENY_EVENTS)
         if not present(verdict.mutated_input):
             return {"permission": "allow"}
         if event.meta.native_event in _REWRITE_EVENTS:
@@ -116,16 +141,41 @@ class CursorAdapter(HostAdapter):
         # call is refused and the agent is told what to run instead.
         rewritten = json.dumps(verdict.mutated_input, ensure_ascii=False, sort_keys=True)
         note = f"the guardrail rewrote this call's input, which Cursor cannot apply on {event.meta.native_event}; run it with {rewritten}"
-        return _deny_body(f"{reason} ({note})" if reason else note)
+        bare = event.meta.native_event in _BARE_DENY_EVENTS
+        return _deny_body(f"{reason} ({note})" if reason else note, bare=bare)
 
 
-def _deny_body(reason: str | None) -> dict[str, Any]:
-    """Cursor's permission deny, with the reason for the user and the agent when there is one."""
+def _deny_body(reason: str | None, *, bare: bool = False) -> dict[str, Any]:
+    """Cursor's permission deny, with the reason for the user and (unless bare) the agent."""
     body: dict[str, Any] = {"permission": "deny"}
     if reason:
         body["user_message"] = reason
-        body["agent_message"] = reason
+        if not bare:
+            body["agent_message"] = reason
     return body
+
+
+def _mcp_tool(native_tool: str | None, server: object) -> str | None:
+    """mcp__<server>__<tool> for an MCP call whose server the payload names, else None."""
+    if native_tool is None:
+        return None
+    name = native_tool
+    if name.startswith(_MCP_PREFIX):
+        name = name[len(_MCP_PREFIX) :]
+        # preToolUse MCP:<server>:<tool> (cursor.com/docs/hooks sample MCP:github:create_issue).
+        head, colon, tail = name.partition(":")
+        if colon and head and tail:
+            server, name = head, tail
+    if isinstance(server, str) and server and name:
+        return _MCP_NAME.format(server=server, tool=name)
+    return None
+
+
+def sent_by_cursor(payload: Mapping[str, Any]) -> bool:
+    """Whether a payload another host's entry received was sent by Cursor (XH-1)."""
+    # Cursor runs the hooks of .claude/settings.json too; its payloads carry cursor_version and
+    # conversation_id, fields Claude Code never sends (cursor.com/docs/hooks, common input).
+    return any(isinstance(payload.get(key), str) for key in ("cursor_version", "conversation_id"))
 
 
 cursor_adapter = CursorAdapter()

@@ -1,8 +1,9 @@
-"""Gemini CLI adapter: a JSON decision body at exit 0, or exit 2 with the reason on stderr."""
+"""Gemini CLI adapter: a JSON decision body on stdout, with exit 2 and the reason on stderr to block."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+import json
+from typing import Any
 
 from .._generated.constants import Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import gemini as declaration
@@ -12,15 +13,13 @@ from .._generated.models.verdict_schema import Verdict
 from ..contract import present
 from ._base import HostAdapter, payload_fields
 
-__all__ = ["GEMINI_REDACTION_WARNING", "GeminiAdapter", "gemini_adapter"]
-
-GEMINI_REDACTION_WARNING: Final = (
-    "The guardrail asked to redact this tool output, but Gemini CLI cannot replace a tool "
-    "result after the tool ran: treat the output above as unredacted."
-)
-"""systemMessage text sent when a verdict redacts output Gemini CLI has no channel to replace."""
+__all__ = ["GeminiAdapter", "gemini_adapter"]
 
 _TOOL_KINDS = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
+# Kinds whose hookSpecificOutput.additionalContext reaches the model: AfterTool appends it to the
+# tool result in <hook_context> tags, BeforeAgent to the prompt (coreToolHookTriggers.ts @
+# 5411f113, GM-4). BeforeTool has no model channel (GM-5: declared unrendered).
+_CONTEXT_KINDS = frozenset({EventKinds.POST_TOOL, EventKinds.PROMPT_SUBMIT})
 
 
 class GeminiAdapter(HostAdapter):
@@ -47,41 +46,68 @@ class GeminiAdapter(HostAdapter):
             tool_input=tool_input,
             call_keys=("mcp_context", "agent_type"),
             response_key="tool_response",
+            mcp_call=native_tool is not None and self.mcp_named(native_tool),
         )
+
+    def mcp_named(self, native_tool: str) -> bool:
+        """Whether the host's own naming marks this tool as an MCP server's (Gemini: mcp_context)."""
+        return False
 
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
-        """Render a verdict as Gemini CLI's stdout body or exit-2 block."""
+        """Render a verdict as Gemini CLI's stdout body, or an exit-2 block that also prints one."""
         kind = event.event
         if verdict.decision == Decisions.DENY and event.this_call_vetoable:
-            # Exit 2 with no output makes no decision on the host, so the reason is never
-            # empty (gemini-default-reason).
-            return self.response(exit_code=2, enforced=True, stderr=self.block_reason(verdict))
+            reason = self.block_reason(verdict)
+            # GM-1: the runner parses stdout.trim() || stderr.trim() as JSON before anything else
+            # (hookRunner.ts @ 5411f113, since 0.30.0 @ 884acda2), so a reason alone on stderr
+            # that is itself JSON (403, null, ["x"]) decides nothing or allows. The deny body on
+            # stdout is what it parses; older runners read only stderr's text at a non-zero exit,
+            # and exit 2 with a non-empty reason there blocks too (gemini-default-reason).
+            block = {"decision": "deny", "reason": reason}
+            return self.response(exit_code=2, enforced=True, stdout=block, stderr=reason)
         body: dict[str, Any] = {}
-        if verdict.decision != Decisions.ALLOW:
-            # No ask tier (hosts/gemini.json): ask and an unenforced deny are an advisory deny.
+        redaction = kind == EventKinds.POST_TOOL and present(verdict.mutated_output)
+        denies = verdict.decision != Decisions.ALLOW or redaction
+        if denies:
+            # No ask tier over the supported range (hosts/gemini.json): ask and an unenforced deny
+            # are the deny body at exit 0. On AfterTool a deny replaces the result the model sees
+            # with "Tool result blocked: <reason>" (GM-6), the one way to redact there.
             body["decision"] = "deny"
-            if present(verdict.reason):
-                body["reason"] = verdict.reason
+            text = self._deny_text(verdict, kind, redaction)
+            if text is not None:
+                body["reason"] = text
         elif sole_gate and kind != EventKinds.PROMPT_SUBMIT:
             body["decision"] = "allow"
         specific: dict[str, Any] = {}
         if kind == EventKinds.PRE_TOOL and present(verdict.mutated_input):
             specific["tool_input"] = verdict.mutated_input
-        if kind == EventKinds.PROMPT_SUBMIT and present(verdict.additional_context):
+        # A blocked AfterTool result skips additionalContext, so there it rides in the reason.
+        context_here = kind == EventKinds.PROMPT_SUBMIT or (
+            kind == EventKinds.POST_TOOL and not denies
+        )
+        if context_here and present(verdict.additional_context):
             specific["additionalContext"] = verdict.additional_context
         if specific:
-            body["hookSpecificOutput"] = specific
-        messages = []
-        if kind in _TOOL_KINDS and present(verdict.additional_context):
-            messages.append(verdict.additional_context)
-        if kind == EventKinds.POST_TOOL and present(verdict.mutated_output):
-            messages.append(GEMINI_REDACTION_WARNING)
-        message = "\n\n".join(text for text in messages if text)
-        if message:
-            body["systemMessage"] = message
+            # GM-9: every hookSpecificOutput type names its event (types.d.ts, core 0.61.0).
+            body["hookSpecificOutput"] = {"hookEventName": event.meta.native_event, **specific}
         return self.response(stdout=body or None)
+
+    def _deny_text(self, verdict: Verdict, kind: str, redaction: bool) -> str | None:
+        """The reason of a deny body; on AfterTool it is what the model reads instead of the result."""
+        parts = [verdict.reason] if present(verdict.reason) and verdict.reason else []
+        if redaction:
+            output = verdict.mutated_output
+            parts.append(
+                output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            )
+        if kind == EventKinds.POST_TOOL and present(verdict.additional_context):
+            # coreToolHookTriggers.ts @ 5411f113 returns the blocked result before reading context.
+            parts.append(verdict.additional_context)
+        if not parts:
+            return verdict.reason if present(verdict.reason) else None
+        return "\n\n".join(parts)
 
 
 gemini_adapter = GeminiAdapter()

@@ -19,7 +19,7 @@ PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "covered"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
-NATIVE_ASK_TIER: Final = True
+NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
@@ -31,10 +31,12 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"delegate": "pre_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"pre_tool": "delegate"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"create_file": "Write", "edit_file": "Edit"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "Bash": MappingProxyType({"cmd": "command"}),
+        "create_file": MappingProxyType({"path": "file_path"}),
+        "edit_file": MappingProxyType({"path": "file_path"}),
         "Read": MappingProxyType({"path": "file_path"}),
     }
 )

@@ -16,7 +16,7 @@ from ..constants import CallClass, ContentField, CoverageStatus, EventKind, Inte
 AGENT: Final = "cursor"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
-COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "partial", "mcp": "partial", "resumed": "unknown", "subagent": "unknown"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
 COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
 NATIVE_ASK_TIER: Final = False
@@ -29,7 +29,7 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
-NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"beforeMCPExecution": "pre_tool", "beforeReadFile": "pre_tool", "beforeShellExecution": "pre_tool", "beforeSubmitPrompt": "prompt_submit", "postToolUse": "post_tool", "preToolUse": "pre_tool", "sessionStart": "session_start"})
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"beforeMCPExecution": "pre_tool", "beforeReadFile": "pre_tool", "beforeShellExecution": "pre_tool", "beforeSubmitPrompt": "prompt_submit", "postToolUse": "post_tool", "preToolUse": "pre_tool", "sessionStart": "session_start", "subagentStart": "pre_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "postToolUse", "pre_tool": "preToolUse", "prompt_submit": "beforeSubmitPrompt", "session_start": "sessionStart"})
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"Shell": "Bash"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(

@@ -16,10 +16,10 @@ from ..constants import CallClass, ContentField, CoverageStatus, EventKind, Inte
 AGENT: Final = "factory"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
-COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "unknown"})
-GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
-COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
-NATIVE_ASK_TIER: Final = True
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"mutated_input", "mutated_output"}),
@@ -31,7 +31,7 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "SessionStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"Execute": "Bash"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"ApplyPatch": "Edit", "Create": "Write", "Execute": "Bash", "FetchUrl": "WebFetch"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
     }

@@ -16,14 +16,14 @@ from ..constants import CallClass, ContentField, CoverageStatus, EventKind, Inte
 AGENT: Final = "gemini"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
-COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "unknown"})
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
 COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
-        "post_tool": frozenset({"mutated_input", "mutated_output"}),
-        "pre_tool": frozenset({"mutated_output"}),
+        "post_tool": frozenset({"mutated_input"}),
+        "pre_tool": frozenset({"additional_context", "mutated_output"}),
         "prompt_submit": frozenset({"mutated_input", "mutated_output"}),
         "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
@@ -31,7 +31,7 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"AfterTool": "post_tool", "BeforeAgent": "prompt_submit", "BeforeTool": "pre_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "AfterTool", "pre_tool": "BeforeTool", "prompt_submit": "BeforeAgent"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"read_file": "Read", "write_file": "Write"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"read_file": "Read", "replace": "Edit", "write_file": "Write"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "read_file": MappingProxyType({"absolute_path": "file_path"}),

@@ -17,8 +17,8 @@ AGENT: Final = "kiro"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
-GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
-COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
@@ -29,11 +29,13 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
-NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"AgentSpawn": "session_start", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "UserPromptSubmit": "prompt_submit", "agentSpawn": "session_start", "postToolUse": "post_tool", "preToolUse": "pre_tool", "userPromptSubmit": "prompt_submit"})
-NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "postToolUse", "pre_tool": "preToolUse", "prompt_submit": "userPromptSubmit", "session_start": "agentSpawn"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_bash": "Bash", "shell": "Bash"})
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"AgentSpawn": "session_start", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit", "agentSpawn": "session_start", "postToolUse": "post_tool", "preToolUse": "pre_tool", "userPromptSubmit": "prompt_submit"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "SessionStart"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_bash": "Bash", "execute_cmd": "Bash", "fs_read": "Read", "fs_write": "Write", "read": "Read", "shell": "Bash", "write": "Write"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
+        "fs_write": MappingProxyType({"path": "file_path"}),
+        "write": MappingProxyType({"path": "file_path"}),
     }
 )
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"

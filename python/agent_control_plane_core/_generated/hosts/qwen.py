@@ -17,21 +17,21 @@ AGENT: Final = "qwen"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "covered"})
-GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
-COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
 NATIVE_ASK_TIER: Final = True
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"mutated_input", "mutated_output"}),
-        "pre_tool": frozenset({"mutated_output"}),
+        "pre_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
         "prompt_submit": frozenset({"mutated_input", "mutated_output"}),
         "session_start": frozenset({"mutated_input", "mutated_output"}),
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
-NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit"})
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PermissionRequest": "pre_tool", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "SessionStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"read_file": "Read", "write_file": "Write"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"edit": "Edit", "read_file": "Read", "web_fetch": "WebFetch", "write_file": "Write"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "read_file": MappingProxyType({"absolute_path": "file_path"}),

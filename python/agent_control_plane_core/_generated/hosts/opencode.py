@@ -1,0 +1,45 @@
+# DO NOT EDIT: this file is generated.
+# source: schema/control-plane/v1/hosts/opencode.json
+# template: templates/python/host.py.j2
+# regenerate: make codegen (python -m codegen)
+
+"""Declaration of the opencode host: what it can carry and enforce."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+
+AGENT: Final = "opencode"
+INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
+PRIMARY_GATE_PRESENT: Final = True
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+NATIVE_ASK_TIER: Final = False
+UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
+    {
+        "post_tool": frozenset({"mutated_input"}),
+        "pre_tool": frozenset({"mutated_output"}),
+        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+    }
+)
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"tool.execute.after": "post_tool", "tool.execute.before": "pre_tool"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "tool.execute.after", "pre_tool": "tool.execute.before"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bash": "Bash", "edit": "Edit", "read": "Read", "webfetch": "WebFetch", "write": "Write"})
+INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "edit": MappingProxyType({"filePath": "file_path"}),
+        "read": MappingProxyType({"filePath": "file_path"}),
+        "write": MappingProxyType({"filePath": "file_path"}),
+    }
+)
+DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
+FAILURE_EXIT_CODE: Final = 0
+FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
+ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None
