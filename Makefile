@@ -7,9 +7,11 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest lab-check
 
 $(STAMP): pyproject.toml constraints.txt
+	@echo "setup: creating $(VENV) and installing the package with its pinned dev tools (pytest, mypy, ruff, hypothesis, jsonschema, datamodel-code-generator, ...); about 2-3 minutes the first time"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
+	@echo "setup: done ($(VENV))"
 
 setup: $(STAMP)
 
@@ -37,9 +39,11 @@ coverage: $(STAMP)
 	$(BIN)/python tools/coverage_floor.py coverage.json 90
 
 # Property tests at 10,000 examples per property and adapter (in parallel processes), then a
-# 100,000-line bridge soak.
+# 100,000-line bridge soak; about 20 minutes on two cores.
 fuzz: $(STAMP)
+	@echo "fuzz step 1/2: property tests at 10,000 examples each"
 	$(BIN)/python tools/fuzz.py
+	@echo "fuzz step 2/2: acp bridge soak, 100,000 lines"
 	$(BIN)/python tools/soak.py 100000
 
 codegen: $(STAMP)
@@ -48,9 +52,10 @@ codegen: $(STAMP)
 codegen-check: $(STAMP)
 	$(BIN)/python -m codegen --check
 
-# Hook latency against the floor, in-process throughput, acp bridge; writes docs/performance.md.
+# Hook latency against the floor, in-process throughput, acp bridge; writes bench/latest.md
+# (untracked). BENCH_WRITE=1 writes the tracked docs/performance.md instead.
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(if $(BENCH_WRITE),--output docs/performance.md)
 
 # The real-host lab: pinned host CLIs from the npm registry (cached in .lab-cache/, about 2.7 GB
 # on first use), each run offline against the scripted model server; rewrites docs/hosts.md.

@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import BIN, FLOOR, hook_env, summary, write_payloads
+from _common import BIN, FLOOR, ROOT, hook_env, summary, write_payloads
 
 TARGET_RATIO = 1.8
 DATACLASSES_ROW = "floor + import dataclasses"
+POLICY = ROOT / "examples" / "policy.toml"
 AGENTS = ("claude", "codex", "amp", "gemini")
 _IMPORT_DATACLASSES = (
     "import dataclasses, json, sys; json.load(sys.stdin); sys.stdout.write(json.dumps({}))"
@@ -45,6 +46,15 @@ def commands(payloads: dict[str, Path]) -> list[dict[str, Any]]:
                 "role": "target",
             }
         )
+    # Issue 16: the built-in policy judge with the shipped rule set (its compiled cache warm).
+    rows.append(
+        {
+            "name": "acp-claude-hook + ACP_POLICY=examples/policy.toml",
+            "argv": [str(BIN / "acp-claude-hook")],
+            "env": {"ACP_POLICY": str(POLICY)},
+            "role": "target",
+        }
+    )
     rows.append(
         {
             "name": "acp hook claude",
@@ -59,8 +69,8 @@ def commands(payloads: dict[str, Path]) -> list[dict[str, Any]]:
 
 def check_answers(rows: list[dict[str, Any]]) -> None:
     """Run every command once and fail loudly unless it exits 0 with a JSON body or none."""
-    env = hook_env()
     for row in rows:
+        env = {**hook_env(), **row.get("env", {})}
         with open(row["stdin"], "rb") as stdin:
             done = subprocess.run(row["argv"], stdin=stdin, capture_output=True, env=env)
         if done.returncode != 0:
@@ -92,7 +102,11 @@ def time_hyperfine(rows: list[dict[str, Any]], runs: int, warmup: int) -> list[l
             argv = ["hyperfine", "--style", "none", "--runs", str(count)]
             argv += ["--warmup", str(warmup if number == 0 else 1), "--export-json", str(export)]
             # hyperfine before 1.16 has no --input: a redirect through the shell feeds stdin.
-            argv += [f"{shlex.join(r['argv'])} < {shlex.quote(str(r['stdin']))}" for r in rows]
+            argv += [
+                "".join(f"{k}={shlex.quote(v)} " for k, v in r.get("env", {}).items())
+                + f"{shlex.join(r['argv'])} < {shlex.quote(str(r['stdin']))}"
+                for r in rows
+            ]
             done = subprocess.run(argv, env=hook_env(), capture_output=True, text=True)
             if done.returncode != 0:
                 raise SystemExit(f"hyperfine failed: {done.stderr}")
@@ -115,7 +129,7 @@ def time_subprocess(rows: list[dict[str, Any]], runs: int, warmup: int) -> list[
                     stdin=stdin,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
-                    env=env,
+                    env={**env, **row["env"]} if "env" in row else env,
                 )
                 elapsed = time.perf_counter() - start
             if round_no >= warmup:

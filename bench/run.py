@@ -1,4 +1,4 @@
-"""Run every benchmark and write docs/performance.md with the numbers, targets and verdicts."""
+"""Run every benchmark and write the numbers, targets and verdicts (bench/latest.md, untracked)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ from _common import BIN, HOOK_PAYLOADS, ROOT, hook_env
 
 import agent_control_plane_core
 
-OUTPUT = ROOT / "docs" / "performance.md"
+# Untracked by default so a run never dirties the tree; `make bench BENCH_WRITE=1` (or
+# --output docs/performance.md) updates the published page.
+OUTPUT = ROOT / "bench" / "latest.md"
 PACKAGE_DIR = Path(agent_control_plane_core.__file__).resolve().parent
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 
@@ -277,7 +279,7 @@ WHY_BRIDGE = """- **`acp bridge` throughput.** The target leaves 33 µs per line
 
 
 def main() -> None:
-    """Compile the package, run the benchmarks and write docs/performance.md."""
+    """Compile the package, run the benchmarks and write the results page."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer runs, for a smoke test")
     parser.add_argument("--output", type=Path, default=OUTPUT)

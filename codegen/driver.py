@@ -102,6 +102,27 @@ def _py(value: Any) -> str:
     raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
 
 
+def _frozen(value: Any) -> str:
+    """Render a JSON value as a Python literal that cannot be mutated: mappings as MappingProxyType."""
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{_py(k)}: {_frozen(value[k])}" for k in sorted(value))
+        return "MappingProxyType({" + inner + "})"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_frozen(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return _py(value)
+
+
+def _version_fact(fact: Mapping[str, Any]) -> dict[str, Any]:
+    """What an adapter reads of a version fact: id, window (None when open) and the overlay."""
+    return {
+        "id": fact["id"],
+        "since": fact.get("since"),
+        "until": fact.get("until"),
+        "set": fact["set"],
+    }
+
+
 def _json(value: Any) -> str:
     """Render a JSON value as one stable JSON literal (sorted keys), for JavaScript templates."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
@@ -156,6 +177,8 @@ def _environment(root_src: Path, folder: Path = TEMPLATES) -> Any:
     env.filters["py"] = _py
     env.filters["json"] = _json
     env.filters["constant"] = _constant_name
+    env.filters["frozen"] = _frozen
+    env.filters["version_fact"] = _version_fact
     env.globals["header"] = header
     return env
 
@@ -217,6 +240,85 @@ def _schema_copy(root_src: Path) -> dict[Path, bytes]:
     return files
 
 
+# Overlay keys a version fact overrides per entry; every other overlay key is replaced whole.
+_PER_KEY_OVERLAYS = ("coverage", "features")
+# Overlay keys that give or take a channel per event kind and content field.
+_FIELD_OVERLAYS = ("rendered_fields", "unrendered_fields")
+
+
+def _version_order(text: str) -> tuple[Any, ...]:
+    """Semver precedence of a schema-valid Version: a pre-release sorts before its release."""
+    core, _, pre = text.partition("-")
+    numbers = tuple(int(part) for part in core.split("."))
+    if not pre:
+        return (*numbers, 1, ())
+    ids = tuple((0, int(i), "") if i.isdigit() else (1, 0, i) for i in pre.split("."))
+    return (*numbers, 0, ids)
+
+
+def _overlay_keys(overlay: Mapping[str, Any]) -> set[str]:
+    """The declaration entries an overlay sets: per-key overlays name each key they touch."""
+    keys = set()
+    for field, value in overlay.items():
+        if field in _PER_KEY_OVERLAYS:
+            keys |= {f"{field}.{key}" for key in value}
+        elif field in _FIELD_OVERLAYS:
+            keys |= {f"fields.{kind}.{name}" for kind, names in value.items() for name in names}
+        else:
+            keys.add(field)
+    return keys
+
+
+def _version_problems(host: Mapping[str, Any]) -> list[str]:
+    """Rules the schema cannot state: ranges in order, lab versions inside, facts not in conflict."""
+    problems: list[str] = []
+    versions = host.get("versions")
+    facts = host.get("version_facts", [])
+    if versions is None:
+        return ["version_facts needs versions (the supported range)"] if facts else []
+    low, high = versions["supported"]["min"], versions["supported"]["max"]
+    if _version_order(low) > _version_order(high):
+        problems.append(f"versions.supported: min {low} is above max {high}")
+    for lab in [versions["lab_pinned"], *versions.get("lab_older", [])]:
+        if not _version_order(low) <= _version_order(lab) <= _version_order(high):
+            problems.append(f"versions: lab version {lab} is outside the supported range")
+    features = set(host.get("features", {}))
+    seen: dict[str, int] = {}
+    windows = []
+    for index, fact in enumerate(facts):
+        name = f"version_facts[{index}] {fact['id']!r}"
+        if fact["id"] in seen:
+            problems.append(f"{name}: id repeats version_facts[{seen[fact['id']]}]")
+        seen.setdefault(fact["id"], index)
+        since, until = fact.get("since"), fact.get("until")
+        if since and until and _version_order(since) >= _version_order(until):
+            problems.append(f"{name}: since {since} is not below until {until}")
+        unknown = sorted(set(fact["set"].get("features", {})) - features)
+        if unknown:
+            problems.append(f"{name}: features {unknown} have no value in the top-level features")
+        base = host.get("unrendered_fields", {})
+        for overlay, unrendered in (("rendered_fields", True), ("unrendered_fields", False)):
+            for kind, fields in fact["set"].get(overlay, {}).items():
+                # A fact states a difference: giving a channel the range already has is no fact.
+                same = sorted(f for f in fields if (f in base.get(kind, [])) != unrendered)
+                if same:
+                    problems.append(
+                        f"{name}: {overlay}.{kind} {same} already hold on every version"
+                    )
+        windows.append((name, since, until, _overlay_keys(fact["set"])))
+    # Two facts holding on one version must not set the same entry, so fact order never matters.
+    for i, (name, since, until, keys) in enumerate(windows):
+        for other, since2, until2, keys2 in windows[i + 1 :]:
+            starts = [_version_order(v) for v in (since, since2) if v]
+            ends = [_version_order(v) for v in (until, until2) if v]
+            overlap = not starts or not ends or max(starts) < min(ends)
+            if overlap and keys & keys2:
+                problems.append(
+                    f"{name} and {other} both set {sorted(keys & keys2)} on one version"
+                )
+    return problems
+
+
 class SchemaLintError(ValueError):
     """A schema document or host declaration breaks a modelling rule; nothing is generated."""
 
@@ -257,6 +359,7 @@ def lint(root_src: Path = REPO) -> None:
             problems.append(f"{where}: unrendered_fields needs exactly one row per EventKind")
         if set(host.get("coverage", {})) != enums["CallClass"]:
             problems.append(f"{where}: coverage needs exactly one status per CallClass")
+        problems += [f"{where}: {problem}" for problem in _version_problems(host)]
     if problems:
         raise SchemaLintError(
             "schema sources break the modelling rules; fix them, then run `make codegen`:\n  "

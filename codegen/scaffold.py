@@ -30,10 +30,12 @@ def render_skeleton(name: str, root_src: Path = REPO) -> dict[Path, str]:
             f"host name {name!r} must match {_NAME.pattern} (lowercase, digits, underscores)"
         )
     schema_dir = root_src / SCHEMA_SUBDIR
+    if not schema_dir.is_dir():
+        raise ScaffoldError(f"{root_src} is not a source checkout (no {SCHEMA_SUBDIR})")
     documents = {p.name: _load(p) for p in sorted(schema_dir.glob("*.schema.json"))}
     enums = {e["name"]: e["values"] for e in _enums(documents)}
     statuses, modes = enums["CoverageStatus"], enums["IntegrationMode"]
-    # The conservative reading everywhere (host-protocols.md): nothing proven, nothing claimed.
+    # The conservative reading everywhere (docs/adapter-authoring.md): nothing proven, nothing claimed.
     unknown = "unknown" if "unknown" in statuses else statuses[-1]
     context = {
         "name": name,
@@ -63,4 +65,24 @@ def write_skeleton(name: str, root: Path = REPO) -> list[Path]:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
-    return sorted(files)
+    return [*sorted(files), *_register_console_script(name, root)]
+
+
+def _register_console_script(name: str, root: Path) -> list[Path]:
+    """Add acp-NAME-hook to pyproject [project.scripts], in sorted place; hooks.py needs no edit."""
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return []
+    lines = pyproject.read_text(encoding="utf-8").splitlines(keepends=True)
+    entry = f'acp-{name}-hook = "agent_control_plane_core.hooks:{name}_main"\n'
+    if entry in lines or "[project.scripts]\n" not in lines:
+        return []
+    start = lines.index("[project.scripts]\n") + 1
+    end = start
+    while end < len(lines) and lines[end].strip() and not lines[end].startswith("["):
+        end += 1
+    hooks = [i for i in range(start, end) if lines[i].startswith("acp-")]
+    at = next((i for i in hooks if lines[i] > entry), end)
+    lines.insert(at, entry)
+    pyproject.write_text("".join(lines), encoding="utf-8")
+    return [Path("pyproject.toml")]

@@ -9,82 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from host_calls import shell_call
+
 from agent_control_plane_core import AGENT_IDS, ToolCallEvent, adapter_for
 from agent_control_plane_core.cli import bridge_line
+from agent_control_plane_core.runtime import entry_adapter, render_hook_response
 from agent_control_plane_core.schemas import validator_for
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 CODEX_VERSION = "0.150.0"  # Codex payloads carry no version: the launcher pins it
 
-# The same shell call as each host sends it (host-protocols.md; fixtures/*.json).
-PAYLOADS = {
-    "claude": lambda cmd: {
-        "hook_event_name": "PreToolUse",
-        "session_id": "s1",
-        "cwd": "/work",
-        "tool_name": "Bash",
-        "tool_input": {"command": cmd},
-    },
-    "codex": lambda cmd: {
-        "hook_event_name": "PreToolUse",
-        "session_id": "c1",
-        "turn_id": "t1",
-        "cwd": "/work",
-        "tool_name": "Bash",
-        "tool_input": {"command": cmd},
-    },
-    "gemini": lambda cmd: {
-        "hook_event_name": "BeforeTool",
-        "session_id": "g1",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": cmd},
-    },
-    # Amp's delegate gets the tool's parameters on stdin and the tool name in the environment.
-    "amp": lambda cmd: {"cmd": cmd},
-    "factory": lambda cmd: {
-        "hook_event_name": "PreToolUse",
-        "session_id": "f1",
-        "cwd": "/work",
-        "tool_name": "Execute",
-        "tool_input": {"command": cmd},
-    },
-    "qwen": lambda cmd: {
-        "hook_event_name": "PreToolUse",
-        "session_id": "q1",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": cmd},
-    },
-    # The payload the shipped opencode plugin sends (hosts/opencode.json notes).
-    "opencode": lambda cmd: {
-        "event": "tool.execute.before",
-        "sessionID": "o1",
-        "cwd": "/work",
-        "tool": "bash",
-        "args": {"command": cmd},
-    },
-    "kiro": lambda cmd: {
-        "hook_event_name": "preToolUse",
-        "cwd": "/work",
-        "tool_name": "execute_bash",
-        "tool_input": {"command": cmd},
-    },
-    "cursor": lambda cmd: {
-        "hook_event_name": "preToolUse",
-        "conversation_id": "cu1",
-        "cursor_version": "3.9.16",
-        "tool_name": "Shell",
-        "tool_input": {"command": cmd},
-    },
-    # Copilot CLI's camelCase form: no event name, the arguments as a JSON string.
-    "copilot": lambda cmd: {
-        "timestamp": 1704614600000,
-        "cwd": "/work",
-        "sessionId": "co1",
-        "toolName": "bash",
-        "toolArgs": json.dumps({"command": cmd}),
-    },
-}
 CALLS = (("allow", "ls -la"), ("deny", "rm -rf /"), ("ask", "git push"), ("rewrite", "npm install"))
 
 
@@ -96,8 +31,6 @@ def run_entry(agent: str, payload: dict[str, Any]) -> tuple[int, str, str]:
         PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")])),
         ACP_CODEX_VERSION=CODEX_VERSION,
     )
-    if agent == "amp":
-        env["AGENT_TOOL_NAME"] = "Bash"
     result = subprocess.run(
         [str(BIN / f"acp-{agent}-hook")],
         input=json.dumps(payload),
@@ -111,8 +44,7 @@ def run_entry(agent: str, payload: dict[str, Any]) -> tuple[int, str, str]:
 
 def library_answer(agent: str, payload: dict[str, Any], judge: Any) -> dict[str, Any]:
     """The same call through acp bridge's in-process answer, judged by the same judge."""
-    native = {"tool": "Bash", "input": payload} if agent == "amp" else payload  # the envelope form
-    line: dict[str, Any] = {"agent": agent, "native": native}
+    line: dict[str, Any] = {"agent": agent, "native": payload}
     if agent == "codex":
         line["options"] = {"codex_version": CODEX_VERSION}
     event = ToolCallEvent.from_dict(bridge_line(json.dumps(line))["event"])
@@ -126,6 +58,12 @@ def _cell(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _own(agent: str, stderr: str) -> str:
+    """The response's stderr without the entry's own notes (acp-<host>-hook: ...)."""
+    note = f"acp-{agent}-hook: "
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith(note))
+
+
 def main() -> int:
     """Print what each host receives for each call, then check it against the schemas."""
     sys.path.insert(0, str(HERE))
@@ -137,10 +75,19 @@ def main() -> int:
     dropped = []
     for agent in AGENT_IDS:
         for label, command in CALLS:
-            code, stdout, stderr = run_entry(agent, PAYLOADS[agent](command))
+            code, stdout, stderr = run_entry(agent, shell_call(agent, command))
             # Cross-check: the library's parse, judge and render_escalated give the same answer.
-            expected = library_answer(agent, PAYLOADS[agent](command), judge)
+            expected = library_answer(agent, shell_call(agent, command), judge)
             answer = expected["escalated"]
+            if expected["unrendered"]:
+                # The hook entry applies ACP_ON_UNRENDERED (default deny) after render_escalated.
+                environ = {"ACP_CODEX_VERSION": CODEX_VERSION}
+                answer = render_hook_response(
+                    entry_adapter(agent, environ),
+                    json.dumps(shell_call(agent, command)),
+                    judge,
+                    environ=environ,
+                ).to_dict()
             blocks = "yes" if answer["enforced"] else "no"
             print(
                 f"{agent:9}{label:9}{command:13}{code:>4} {blocks:7}"
@@ -150,11 +97,14 @@ def main() -> int:
             lost = sorted(set(expected["verdict"]) & unrendered) if "verdict" in expected else []
             if lost:
                 dropped.append(
-                    f"  {agent}: {label} carried {', '.join(lost)}, which {agent} cannot receive"
+                    f"  {agent}: {label} carried {', '.join(lost)}, which {agent} cannot receive;"
+                    f" the hook says so on stderr and {'denies' if answer['enforced'] else 'notes'}"
+                    " the call (ACP_ON_UNRENDERED)"
                 )
             same = (
                 answer["exit_code"] == code
-                and answer.get("stderr", "") == stderr
+                # A note on what the host could not carry follows the response's own text.
+                and _own(agent, stderr).partition("\n")[0] == answer.get("stderr", "")
                 and (json.loads(stdout) if stdout else None) == answer.get("stdout")
             )
             valid = schemas["tool-call-event"].is_valid(expected["event"]) and schemas[
@@ -169,7 +119,15 @@ def main() -> int:
     total = len(AGENT_IDS) * len(CALLS)
     print(
         f"\n{total} calls through the real hook entries; {problems} disagreed with the library"
-        " or broke a schema. Exit 2 is the block every host enforces; amp asks by exit 1."
+        " or broke a schema. Exit 2 is the block hosts enforce (copilot: the deny body at exit 0);"
+        " amp asks by exit 1."
+    )
+    # The legend comes from the declarations, so a new host's row is explained too.
+    no_tier = [agent for agent in AGENT_IDS if not adapter_for(agent).NATIVE_ASK_TIER]
+    print(
+        f"ask blocks on {', '.join(no_tier)}: those hosts have no 'ask the human' tier"
+        " (NATIVE_ASK_TIER false), so render_escalated turns an ask into a deny rather than let"
+        " the call through."
     )
     return 1 if problems else 0
 

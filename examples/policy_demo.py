@@ -1,4 +1,4 @@
-"""Demo: one policy file enforced on four hosts through the real hook entries, then the audit log."""
+"""Demo: one policy file on every host through the real hook entries, the audit log, and a replay."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_control_plane_core import AGENT_IDS
+from host_calls import shell_call, shell_result
+
+from agent_control_plane_core import AGENT_IDS, adapter_for
 from agent_control_plane_core._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
     AuditRecordFields,
@@ -26,91 +28,90 @@ BIN = Path(sys.executable).parent  # the console scripts sit beside the interpre
 KEY = "AKIAIOSFODNN7EXAMPLE"
 OUTPUT = f"[default]\naws_access_key_id = {KEY}\n"
 
-Payload = Callable[[str], tuple[dict[str, Any], dict[str, str]]]
-# Claude-compatible hosts whose shell tool has its own name (hosts/<agent>.json tool_aliases).
-_SHELL_TOOL = {"factory": "Execute", "qwen": "run_shell_command"}
-
-
-def _pre(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]]:
-    """One shell command before it runs, as each host sends it (fixtures/<agent>.json shapes)."""
-    if agent == "amp":
-        # Amp's delegate: the parameters on stdin, the tool name in the environment.
-        return {"cmd": command}, {"AGENT_TOOL_NAME": "Bash", "AMP_THREAD_ID": "T-demo"}
-    if agent == "gemini":
-        native = {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}
-        return {**native, "session_id": "g1", "tool_input": {"command": command}}, {}
-    if agent == "kiro":
-        native = {"hook_event_name": "preToolUse", "tool_name": "execute_bash", "cwd": "/work"}
-        return {**native, "tool_input": {"command": command}}, {}
-    if agent == "cursor":
-        native = {"hook_event_name": "preToolUse", "tool_name": "Shell", "cwd": "/work"}
-        return {**native, "tool_input": {"command": command}}, {}
-    if agent == "copilot":
-        # camelCase form: no event name, the arguments as a JSON string.
-        native = {"timestamp": 1, "sessionId": "co-1", "toolName": "bash"}
-        return {**native, "toolArgs": json.dumps({"command": command})}, {}
-    if agent == "opencode":
-        # The payload the shipped opencode plugin sends (hosts/opencode.json notes).
-        native = {"event": "tool.execute.before", "tool": "bash", "sessionID": "oc-1"}
-        return {**native, "args": {"command": command}, "cwd": "/work"}, {}
-    tool = _SHELL_TOOL.get(agent, "Bash")
-    native = {"hook_event_name": "PreToolUse", "tool_name": tool, "session_id": f"{agent}-1"}
-    return {**native, "tool_input": {"command": command}}, {}
-
-
-def _post(agent: str, command: str) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """The same command after it ran, with its output; None where the host has no such event."""
-    tool_input = {"command": command}
-    if agent == "claude":
-        response: Any = {"stdout": OUTPUT, "stderr": "", "interrupted": False, "isImage": False}
-        event, tool = "PostToolUse", "Bash"
-    elif agent == "codex":
-        response, event, tool = OUTPUT, "PostToolUse", "Bash"
-    elif agent == "gemini":
-        response = {"llmContent": OUTPUT, "returnDisplay": OUTPUT, "error": None}
-        event, tool = "AfterTool", "run_shell_command"
-    elif agent in _SHELL_TOOL:
-        response, event, tool = {"output": OUTPUT}, "PostToolUse", _SHELL_TOOL[agent]
-    elif agent == "kiro":
-        response = {"exit_status": "0", "stdout": OUTPUT}
-        native = {"hook_event_name": "postToolUse", "tool_name": "execute_bash", "cwd": "/work"}
-        return {**native, "tool_input": tool_input, "tool_response": response}, {}
-    elif agent == "cursor":
-        native = {"hook_event_name": "postToolUse", "tool_name": "Shell", "cwd": "/work"}
-        return {**native, "tool_input": tool_input, "tool_output": OUTPUT}, {}
-    elif agent == "copilot":
-        native = {"timestamp": 2, "sessionId": "co-1", "toolName": "bash"}
-        result = {"resultType": "success", "textResultForLlm": OUTPUT}
-        return {**native, "toolArgs": json.dumps(tool_input), "toolResult": result}, {}
-    elif agent == "opencode":
-        native = {
-            "event": "tool.execute.after",
-            "tool": "bash",
-            "sessionID": "oc-1",
-            "cwd": "/work",
-        }
-        return {**native, "args": tool_input, "output": OUTPUT}, {}
-    else:
-        return None  # amp's delegate runs before a tool only
-    native = {"hook_event_name": event, "tool_name": tool, "session_id": f"{agent}-1"}
-    return {**native, "tool_input": tool_input, "tool_response": response}, {}
-
-
-CALLS: tuple[tuple[str, Callable[[str], tuple[dict[str, Any], dict[str, str]] | None]], ...] = (
-    ("rm -rf", lambda agent: _pre(agent, "rm -rf /tmp/build")),
-    ("git push", lambda agent: _pre(agent, "git push origin main")),
-    ("AKIA output", lambda agent: _post(agent, "cat ~/.aws/credentials")),
-    ("ls", lambda agent: _pre(agent, "ls -la")),
+CALLS: tuple[tuple[str, Callable[[str], Any]], ...] = (
+    ("rm -rf", lambda agent: shell_call(agent, "rm -rf /tmp/build")),
+    ("rm -r -f", lambda agent: shell_call(agent, "rm -r -f /tmp/build")),
+    ("git push", lambda agent: shell_call(agent, "git push origin main")),
+    ("force push", lambda agent: shell_call(agent, "git push --force origin main")),
+    ("AKIA output", lambda agent: shell_result(agent, "cat ~/.aws/credentials", OUTPUT)),
+    ("ls", lambda agent: shell_call(agent, "ls -la")),
 )
+# The regular-expression rules this set replaced (issue 9): the demo records its calls under
+# them too, then `acp policy replay` shows which recorded calls the shipped set decides otherwise.
+REGEX_RULES = r"""
+[[rules]]
+name = "no-rm-rf"
+tools = ["Bash"]
+events = ["pre_tool"]
+match = '\brm\s+-[a-zA-Z]*(?:[rR][a-zA-Z]*f|f[a-zA-Z]*[rR])'
+decision = "deny"
+reason = "policy: rm -rf is blocked"
+
+[[rules]]
+name = "ask-git-push"
+tools = ["Bash"]
+events = ["pre_tool"]
+match = '\bgit\s+push\b'
+decision = "ask"
+reason = "policy: git push needs a person to confirm"
+
+[[rules]]
+name = "redact-aws-access-keys"
+events = ["post_tool"]
+decision = "allow"
+rewrite = { pattern = 'AKIA[0-9A-Z]{16}', replacement = "[REDACTED AWS ACCESS KEY]" }
+on_unrendered = "deny"
+"""
 
 
-def _short(text: str, width: int = 100) -> str:
+def _unrendered(agent: str) -> frozenset[str]:
+    """The verdict fields this host has no channel for after a tool ran."""
+    return frozenset(adapter_for(agent).UNRENDERED_FIELDS["post_tool"])
+
+
+def _short(text: str, width: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _run_calls(env: dict[str, str], *, show: bool) -> None:
+    """Every call through every host's hook entry; print the answers when show is set."""
+    if show:
+        print(f"{'call':12} {'host':7} {'exit':>4}")
+    for label, build in CALLS:
+        for agent in AGENT_IDS:
+            native = build(agent)
+            if native is None:
+                if show:
+                    print(f"{label:12} {agent:7}    -  (no post_tool shell case in its fixtures)")
+                continue
+            result = subprocess.run(
+                [str(BIN / f"acp-{agent}-hook")],
+                input=json.dumps(native),
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+            if not show:
+                continue
+            print(f"{label:12} {agent:7} {result.returncode:>4}")
+            for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+                if text:
+                    print(f"{'':25} {name}: {_short(text)}")
+            if label == "AKIA output" and "mutated_output" in _unrendered(agent):
+                # examples/policy.toml leaves on_unrendered at deny: a redaction the host cannot
+                # carry becomes a deny, which after the tool ran cannot stop it.
+                print(
+                    f"{'':25} note: {agent} cannot replace tool output, so the redaction"
+                    " became a deny (on_unrendered); at exit 0 the host did not enforce it"
+                )
+        if show:
+            print()
+
+
 def main() -> int:
-    """Run every call through every host's hook entry and print the answers and the audit summary."""
+    """Run every call through every host's hook entry; print the answers, the audit log, a replay."""
     with tempfile.TemporaryDirectory() as tmp:
         log = str(Path(tmp) / "audit.jsonl")
         env = {
@@ -120,32 +121,26 @@ def main() -> int:
             "ACP_AUDIT_LOG": log,
         }
         print(f"policy: {POLICY.relative_to(HERE.parent)}    codex version: 0.150.0\n")
-        print(f"{'call':12} {'host':7} {'exit':>4}")
-        for label, build in CALLS:
-            for agent in AGENT_IDS:
-                call = build(agent)
-                if call is None:
-                    print(f"{label:12} {agent:7}    -  (amp has no post_tool event)")
-                    continue
-                native, extra_env = call
-                result = subprocess.run(
-                    [str(BIN / f"acp-{agent}-hook")],
-                    input=json.dumps(native),
-                    capture_output=True,
-                    text=True,
-                    env={**env, **extra_env},
-                    check=False,
-                )
-                print(f"{label:12} {agent:7} {result.returncode:>4}")
-                for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
-                    if text:
-                        print(f"{'':25} {name}: {_short(text)}")
-            print()
+        _run_calls(env, show=True)
         summary = subprocess.run(
             [str(BIN / "acp"), "audit", log], capture_output=True, text=True, check=True
         )
         print("acp audit:\n" + summary.stdout)
-        return _same_decisions(Path(log))
+        code = _same_decisions(Path(log))
+        # The same calls recorded under the regex rules, then re-judged by the shipped set.
+        regex_rules = Path(tmp) / "regex-rules.toml"
+        regex_rules.write_text(REGEX_RULES, encoding="utf-8")
+        old_log = str(Path(tmp) / "regex-audit.jsonl")
+        _run_calls({**env, "ACP_POLICY": str(regex_rules), "ACP_AUDIT_LOG": old_log}, show=False)
+        replayed = subprocess.run(
+            [str(BIN / "acp"), "policy", "replay", str(POLICY), old_log],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        print("\nacp policy replay (calls recorded under the issue-9 regex rules):")
+        print(replayed.stdout.replace(str(POLICY), str(POLICY.relative_to(HERE.parent))))
+        return code
 
 
 def _same_decisions(log: Path) -> int:
@@ -161,11 +156,11 @@ def _same_decisions(log: Path) -> int:
         row = table.setdefault((event[ToolCallEventFields.EVENT], command), {})
         row[record[AuditRecordFields.AGENT]] = str(verdict.get(VerdictFields.DECISION))
     print(f"judge decisions in the audit log ({len(lines)} lines):")
-    print(f"  {'event':9} {'command':24} " + " ".join(f"{agent:7}" for agent in AGENT_IDS).rstrip())
+    print(f"  {'event':9} {'command':30} " + " ".join(f"{agent:7}" for agent in AGENT_IDS).rstrip())
     split = 0
     for (kind, command), row in table.items():
         cells = " ".join(f"{row.get(agent, '-'):7}" for agent in AGENT_IDS)
-        print(f"  {kind:9} {command:24} {cells}".rstrip())
+        print(f"  {kind:9} {command:30} {cells}".rstrip())
         # Only a rewrite may split: allow where it reaches the host, deny (on_unrendered) elsewhere.
         split += kind != "post_tool" and len(set(row.values())) > 1
     return 1 if split else 0

@@ -41,10 +41,24 @@ def shared_dir() -> Path:
     return Path(os.environ.get("ACP_SHARED_DIR", REPO.parent / "shared"))
 
 
+_MISSING_REFERENCE: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """N10: say it in one visible line when the reference-agreement tests could not run."""
+    if _MISSING_REFERENCE:
+        terminalreporter.write_line(
+            f"NOTE: {len(_MISSING_REFERENCE)} reference-agreement test(s) skipped: no reference"
+            f" data at {_MISSING_REFERENCE[0]} (set ACP_SHARED_DIR to the shared folder)",
+            yellow=True,
+        )
+
+
 def reference_dir() -> Path:
     """The reference folder, or skip the test with the reason when it is absent."""
     path = shared_dir() / "reference"
     if not path.is_dir():
+        _MISSING_REFERENCE.append(str(path))
         pytest.skip(f"reference data not found at {path}: set ACP_SHARED_DIR to the shared folder")
     return path
 

@@ -87,3 +87,161 @@ def echo_session(event: Any) -> Any:
 def redacts(event: Any) -> Any:
     """Allow, replacing the tool's output (a secret redactor)."""
     return {"decision": "allow", "mutated_output": "[redacted]"}
+
+
+# ---- hardening-findings §0 fixture judges (tests/test_hardening.py) -----------------------------
+
+
+def sys_echo_ask(event: Any) -> Any:
+    """A child process writes to the inherited fd 1 (M1)."""
+    import os
+
+    os.system("echo hi")
+    return {"decision": "ask", "reason": "confirm"}
+
+
+def fd1_ask(event: Any) -> Any:
+    """A write to fd 1 below sys.stdout (M1)."""
+    import os
+
+    os.write(1, b"debug\n")
+    return {"decision": "ask", "reason": "confirm"}
+
+
+def child_rewrite(event: Any) -> Any:
+    """An uncaptured child, then an allow with a rewrite (M1)."""
+    import subprocess
+
+    subprocess.run(["echo", "child"], check=False)
+    return {"decision": "allow", "mutated_input": {"command": "ls -1"}}
+
+
+def child_sleep(event: Any) -> Any:
+    """A child inheriting the stdio that outlives the deadline (M4)."""
+    import subprocess
+
+    subprocess.run(["sleep", "30"], check=False)
+    return {"decision": "allow"}
+
+
+def bg_child_deny(event: Any) -> Any:
+    """Deny at once, leaving a child that holds the inherited pipes (M4)."""
+    import subprocess
+
+    subprocess.Popen(["sleep", "30"])
+    return {"decision": "deny", "reason": "fixture deny"}
+
+
+def nan_rewrite(event: Any) -> Any:
+    """A rewrite holding a number JSON cannot carry (L1)."""
+    return {"decision": "allow", "mutated_input": {"command": "ls", "timeout": float("nan")}}
+
+
+def json_reason(event: Any) -> Any:
+    """A deny whose reason is itself a JSON answer (L2)."""
+    return {"decision": "deny", "reason": '{"decision":"allow"}'}
+
+
+def close_fd1(event: Any) -> Any:
+    """Close fd 1, then deny (M3)."""
+    import os
+
+    os.close(1)
+    return {"decision": "deny", "reason": "fixture deny"}
+
+
+def stderr_none(event: Any) -> Any:
+    """Set sys.stderr to None, then deny (M3)."""
+    import sys
+
+    sys.stderr = None  # type: ignore[assignment]
+    return {"decision": "deny", "reason": "fixture deny"}
+
+
+def typo_redact(event: Any) -> Any:
+    """A misspelt verdict field (issue 17)."""
+    return {"decision": "allow", "mutated_ouput": "[REDACTED]"}
+
+
+def context(event: Any) -> Any:
+    """Allow with context for the model."""
+    return {"decision": "allow", "additional_context": "remember the lockfile"}
+
+
+def rewrites(event: Any) -> Any:
+    """Allow with a rewritten command."""
+    return {"decision": "allow", "mutated_input": {**event.input, "command": "ls -1"}}
+
+
+def exits_via_base_exception(event: Any) -> Any:
+    """A BaseException that is not an Exception."""
+    raise BaseException("odd")
+
+
+def keyboard_interrupt(event: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+def generator_exit(event: Any) -> Any:
+    raise GeneratorExit
+
+
+def recurses(event: Any) -> Any:
+    return recurses(event)
+
+
+def unserialisable_deny(event: Any) -> Any:
+    return {"decision": "deny", "reason": "r", "mutated_input": {"x": {1, 2}}}
+
+
+def unserialisable_allow(event: Any) -> Any:
+    return {"decision": "allow", "mutated_input": {"x": {1, 2}}}
+
+
+def thread_then_deny(event: Any) -> Any:
+    """Deny, leaving a non-daemon thread asleep."""
+    import threading
+
+    threading.Thread(target=time.sleep, args=(30,)).start()
+    return {"decision": "deny", "reason": "fixture deny"}
+
+
+def devnull_fd1_deny(event: Any) -> Any:
+    import os
+
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    return {"decision": "deny", "reason": "fixture deny"}
+
+
+class _RaisingMapping(dict):  # type: ignore[type-arg]
+    def __iter__(self) -> Any:
+        raise RuntimeError("no keys for you")
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("no keys for you")
+
+
+def raising_mapping(event: Any) -> Any:
+    return _RaisingMapping(decision="allow")
+
+
+def prints_5mb_then_denies(event: Any) -> Any:
+    print("x" * (5 * 1024 * 1024))
+    return {"decision": "deny", "reason": "fixture deny"}
+
+
+class _Anything(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+def sly_decision(event: Any) -> Any:
+    return {"decision": _Anything("allow-ish"), "reason": "sly"}
+
+
+def non_ascii_output_deny(event: Any) -> Any:
+    print("é ☃ 日本")
+    return {"decision": "deny", "reason": "fixture deny"}

@@ -10,129 +10,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-TESTS_DIR = Path(__file__).resolve().parent
-BIN = Path(sys.executable).parent
-# An enforcing Codex version: payloads carry none, so the launcher's pin decides (seed: Usage).
-CODEX_VERSION = "0.150.0"
+from agent_control_plane_core import AGENT_IDS, adapter_for
 
-# One vetoable pre-tool shell call per host, as each host sends it (fixtures/*.json).
-PRE_TOOL: dict[str, dict[str, Any]] = {
-    "claude": {
-        "hook_event_name": "PreToolUse",
-        "session_id": "s1",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "codex": {
-        "hook_event_name": "PreToolUse",
-        "session_id": "c1",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "gemini": {
-        "hook_event_name": "BeforeTool",
-        "session_id": "g1",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "amp": {"tool": "Bash", "input": {"cmd": "rm -rf /"}},
-    "cursor": {
-        "hook_event_name": "preToolUse",
-        "conversation_id": "cu1",
-        "tool_name": "Shell",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "copilot": {
-        "timestamp": 1704614600000,
-        "sessionId": "co1",
-        "toolName": "bash",
-        "toolArgs": '{"command": "rm -rf /"}',
-    },
-    "factory": {
-        "hook_event_name": "PreToolUse",
-        "session_id": "f1",
-        "tool_name": "Execute",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "qwen": {
-        "hook_event_name": "PreToolUse",
-        "session_id": "q1",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "kiro": {
-        "hook_event_name": "preToolUse",
-        "cwd": "/w",
-        "tool_name": "execute_bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "auggie": {
-        "hook_event_name": "PreToolUse",
-        "session_id": "a1",
-        "tool_name": "launch-process",
-        "tool_input": {"command": "rm -rf /", "wait": True},
-    },
-    "crush": {
-        "event": "PreToolUse",
-        "session_id": "cr1",
-        "tool_name": "bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "windsurf": {
-        "agent_action_name": "pre_run_command",
-        "trajectory_id": "w1",
-        "tool_info": {"command_line": "rm -rf /", "cwd": "/w"},
-    },
-    "cline": {
-        "hookName": "PreToolUse",
-        "taskId": "cl1",
-        "preToolUse": {"toolName": "execute_command", "parameters": {"command": "rm -rf /"}},
-    },
-    # The shipped plugin's own payload (templates/opencode/agent-control-plane.js.j2).
-    "opencode": {
-        "event": "tool.execute.before",
-        "sessionID": "o1",
-        "callID": "call_1",
-        "tool": "bash",
-        "args": {"command": "rm -rf /"},
-    },
-}
-# The exit code each host's entry gives when the hook itself fails (contract.md §7).
-FAILURE_EXIT = {
-    "claude": 0,
-    "codex": 0,
-    "gemini": 0,
-    "amp": 1,
-    "cursor": 0,  # no body: Cursor's own failClosed setting decides
-    "copilot": 2,  # preToolUse fails closed: the deny body at exit 2
-    "factory": 0,
-    "qwen": 0,
-    "kiro": 0,
-    "auggie": 0,
-    "crush": 0,
-    "cline": 0,
-    "windsurf": 0,
-    "opencode": 0,  # the plugin logs the diagnostic and the call runs
-}
-# Hosts whose failed hook answers with a deny body (hosts/<agent>.json failure_response).
-FAILURE_DENIES = ("copilot",)
-# Hosts whose native protocol has an ask tier (contract.md §4 table).
-ASK_TIER = {
-    "claude": True,
-    "codex": False,
-    "gemini": False,
-    "amp": False,  # AMP-3: exit 1 may run unattended in execute mode, so asks are escalated
-    "cursor": False,
-    "copilot": True,
-    "factory": False,  # droid exec ignores a hook ask (FD-1)
-    "qwen": True,
-    "kiro": False,
-    "auggie": True,
-    "crush": False,
-    "cline": False,
-    "windsurf": False,
-    "opencode": False,
-}
+TESTS_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS_DIR.parent / "examples"))
+from host_calls import shell_call  # noqa: E402
+
+BIN = Path(sys.executable).parent
+# An enforcing Codex version: payloads carry none, so the launcher's pin decides.
+CODEX_VERSION = "0.150.0"
+# Below 1.0.70, where the deny body at exit 0 is the block (hosts/copilot.json version_facts).
+COPILOT_VERSION = "1.0.65"
+
+# One vetoable pre-tool shell call per host, from its golden fixture file (examples/host_calls.py).
+PRE_TOOL: dict[str, Any] = {agent: shell_call(agent, "rm -rf /") for agent in AGENT_IDS}
+# Per-host facts from the declarations (hosts/<agent>.json), so a new host needs no edit here.
+_ADAPTERS = {agent: adapter_for(agent) for agent in AGENT_IDS}
+# The exit code each host's entry gives when the hook itself fails (failure_response).
+FAILURE_EXIT = {agent: adapter.FAILURE_EXIT_CODE for agent, adapter in _ADAPTERS.items()}
+# Hosts whose failed hook answers with a deny body (failure_response.stdout).
+FAILURE_DENIES = tuple(agent for agent, a in _ADAPTERS.items() if a.FAILURE_STDOUT is not None)
+# The exit code that blocks on each host (block_response; exit 2 unless declared).
+BLOCK_EXIT = {agent: adapter.BLOCK_EXIT_CODE for agent, adapter in _ADAPTERS.items()}
+# Hosts whose native protocol has an ask tier (native_ask_tier).
+ASK_TIER = {agent: adapter.NATIVE_ASK_TIER for agent, adapter in _ADAPTERS.items()}
+# Hosts whose enforced deny is the body at exit 0 when no version is configured (exit_zero_block).
+BODY_BLOCKS = tuple(agent for agent, a in _ADAPTERS.items() if getattr(a, "EXIT_ZERO_BLOCK", False))
 
 
 @dataclass
@@ -156,6 +59,8 @@ def hook_env(agent: str, judge: str | None = None, **extra: str) -> dict[str, st
     env["PYTHONPATH"] = str(TESTS_DIR)
     if agent == "codex":
         env["ACP_CODEX_VERSION"] = CODEX_VERSION
+    if agent == "copilot":
+        env["ACP_COPILOT_VERSION"] = COPILOT_VERSION
     if judge is not None:
         env["ACP_JUDGE"] = f"hook_judges:{judge}"
     env.update(extra)

@@ -26,7 +26,9 @@ ADAPTER_CONFIGS: dict[str, tuple[str, dict[str, str]]] = {
     # Every shipped adapter; codex twice, since its version decides whether anything can block.
     **{agent: (agent, {}) for agent in AGENT_IDS if agent != "codex"},
     "codex-enforcing": ("codex", {"codex_version": "0.150.0"}),
-    "codex-observe": ("codex", {}),
+    "codex-observe": ("codex", {"codex_version": "0.100.0"}),  # below the supported range
+    "codex-unversioned": ("codex", {}),
+    "copilot-1.0.102": ("copilot", {"copilot_version": "1.0.102"}),
 }
 
 # Names that mean something to an object model; to a parser they must be plain strings.

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from agent_control_plane_core import adapter_for, assert_conforms
-from agent_control_plane_core.runtime import failure_response
+import json
+from pathlib import Path
 
-from conftest import FIXTURES_DIR
+import pytest
+
+from agent_control_plane_core import Verdict, adapter_for, assert_conforms
+from agent_control_plane_core.runtime import failure_response, render_escalated
+from agent_control_plane_core.schemas import validator_for
+
+from conftest import FIXTURES_DIR, reference_dir
 
 
 def test_copilot_adapter_conforms_to_its_fixtures() -> None:
@@ -33,6 +39,83 @@ def test_a_camel_case_tool_payload_names_its_event_by_shape() -> None:
 def test_a_failed_copilot_hook_answers_with_a_deny_not_a_run() -> None:
     adapter = adapter_for("copilot")
     response = failure_response(adapter, "judge raised", fail_closed=False)
-    assert response.exit_code != 0
+    # CP-3: exit 2 is no deny before 1.0.70; the deny body at exit 0 is one on every version.
+    assert response.exit_code == 0
     assert isinstance(response.stdout, dict)
     assert response.stdout["permissionDecision"] == "deny"
+
+
+# Where a parsed event carries each camelCase field it reads; the rest stays in passthrough.
+_CONSUMED = {
+    "sessionId": "session_id",
+    "cwd": "cwd",
+    "toolName": "native_tool",
+    "toolArgs": "input",
+    "toolResult": "response",
+}
+
+
+def _captured() -> list[Path]:
+    found = sorted((reference_dir() / "real-payloads" / "copilot").glob("*.json"))
+    assert found, "no captured Copilot payloads"
+    return found
+
+
+@pytest.mark.parametrize("path", _captured(), ids=lambda p: p.name)
+def test_every_real_copilot_payload_parses_to_its_kind_and_tool_with_nothing_lost(
+    path: Path,
+) -> None:
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    event = adapter_for("copilot", copilot_version="1.0.102").parse(payload).to_dict()
+    # The camelCase form names no event; a tool payload without a result is preToolUse.
+    assert path.stem.endswith("-preToolUse")
+    assert (event["event"], event["meta"]["native_event"]) == ("pre_tool", "preToolUse")
+    assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
+    assert validator_for("tool-call-event").is_valid(event)
+    meta = event["meta"]
+    for key, value in payload.items():
+        where = _CONSUMED.get(key)
+        if where is None:
+            assert meta["passthrough"][key] == value, key
+        elif where in ("input", "response"):
+            assert event[where] == value, key
+        else:
+            assert meta[where] == value, key
+
+
+def test_no_nameless_camel_case_payload_is_escalated_to_a_block_it_cannot_perform() -> None:
+    adapter = adapter_for("copilot")
+    deny = Verdict(decision="deny", reason="r")
+    for payload in (
+        {"timestamp": 1, "cwd": "/w", "prompt": "hi"},
+        {"timestamp": 1, "cwd": "/w", "source": "new"},
+        {"timestamp": 1, "cwd": "/w", "error": {"message": "boom"}},
+        {"timestamp": 1, "cwd": "/w", "stopReason": "end_turn"},
+        {"timestamp": 1, "cwd": "/w", "reason": "complete"},
+        {"timestamp": 1, "toolName": "bash", "toolArgs": {}, "error": "exit 1"},
+    ):
+        event = adapter.parse(payload)
+        assert event.meta.native_event  # named by its shape, so the runtime never escalates it
+        response = render_escalated(adapter, deny, event)
+        assert (response.exit_code, response.enforced) == (0, False), payload
+
+
+def test_the_deny_exit_code_switches_at_1_0_70_and_the_body_denies_on_both_sides() -> None:
+    payload = {"toolName": "bash", "toolArgs": {"command": "rm -rf x"}}
+    deny = Verdict(decision="deny", reason="no")
+    for version, code in (("1.0.65", 0), ("1.0.69", 0), ("1.0.70", 2), (None, 0)):
+        adapter = adapter_for("copilot", copilot_version=version)
+        response = adapter.render(deny, adapter.parse(dict(payload)))
+        assert (response.exit_code, response.enforced) == (code, True), version
+        assert response.stdout == {"permissionDecision": "deny", "permissionDecisionReason": "no"}
+
+
+def test_a_hyphenated_tool_is_an_mcp_call_and_underscored_builtins_are_not() -> None:
+    adapter = adapter_for("copilot")
+    mcp = adapter.parse({"toolName": "workiq-create_entity", "toolArgs": {}})
+    assert mcp.this_call_vetoable and mcp.tool == "workiq-create_entity"
+    # Host aliases apply to builtin calls only: web_fetch being aliased shows it is not MCP.
+    fetch = adapter.parse({"toolName": "web_fetch", "toolArgs": {"url": "https://e.x"}})
+    assert fetch.tool == "WebFetch"
+    asked = adapter.parse({"toolName": "ask_user", "toolArgs": {"question": "ok?"}})
+    assert (asked.tool, asked.this_call_vetoable) == ("ask_user", True)

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_control_plane_core import MODELED_TOOL_INPUT_KEYS
+from agent_control_plane_core import AGENT_IDS, MODELED_TOOL_INPUT_KEYS, adapter_for
+from agent_control_plane_core._generated.constants import TOOL_ALIASES
 from agent_control_plane_core.cli import bridge_line, main
 
 from conftest import REPO, behaviour_lines
@@ -128,6 +129,7 @@ def test_bridge_without_verdict_renders_nothing() -> None:
 
 def test_bridge_options_reach_the_adapter() -> None:
     line: dict[str, Any] = {"agent": "codex", "native": PRE_TOOL["codex"], "verdict": demo_deny()}
+    line["options"] = {"codex_version": "0.100.0"}  # below the supported range: observe only
     observe = bridge_line(json.dumps(line))
     assert observe["event"]["meta"]["integration_mode"] == "observe_only"
     line["options"] = {"codex_version": "0.150.0", "sole_gate": True}
@@ -200,7 +202,40 @@ def test_keys_prints_the_published_map_and_one_tool() -> None:
     assert acp("keys", "run_shell_command").stdout.strip() == MODELED_TOOL_INPUT_KEYS["Bash"]
     unknown = acp("keys", "NoSuchTool")
     assert unknown.returncode == 2
-    assert "known tools:" in unknown.stderr
+    assert "no input key is published for tool 'NoSuchTool'; known:" in unknown.stderr
+    # N16: a host-scoped native name the README names (Factory's Execute) resolves too.
+    assert acp("keys", "Execute").stdout.strip() == MODELED_TOOL_INPUT_KEYS["Bash"]
+    assert acp("keys", "--agent", "claude", "Execute").returncode == 2
+
+
+def _keys(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["keys", *argv]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_keys_agrees_with_the_adapter_and_the_published_map_on_native_names(
+    agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    adapter = (
+        adapter_for(agent, codex_version="0.150.0") if agent == "codex" else adapter_for(agent)
+    )
+    table = json.loads(_keys(capsys, "--agent", agent))
+    # Every name the adapter maps (global and host aliases) gets its canonical tool's key.
+    for native, canonical in {**TOOL_ALIASES, **adapter.TOOL_ALIASES}.items():
+        assert table[native] == MODELED_TOOL_INPUT_KEYS[canonical], native
+        assert _keys(capsys, "--agent", agent, native).strip() == table[native]
+    for canonical, key in MODELED_TOOL_INPUT_KEYS.items():
+        assert table[canonical] == key
+    # Through a real parse: the host's own shell tool name reads the key the event carries.
+    event = adapter.parse(PRE_TOOL[agent])
+    native_tool = event.meta.native_tool
+    assert isinstance(native_tool, str) and isinstance(event.tool, str)
+    assert (
+        table.get(native_tool, MODELED_TOOL_INPUT_KEYS.get(native_tool))
+        == (MODELED_TOOL_INPUT_KEYS[event.tool])
+    )
+    assert MODELED_TOOL_INPUT_KEYS[event.tool] in event.input
 
 
 def test_schema_path_points_at_the_installed_document() -> None:
@@ -278,3 +313,38 @@ def test_bridge_answers_a_last_line_without_newline_and_a_long_line() -> None:
     assert len(answers) == 2
     assert len(answers[0]["event"]["input"]["command"]) == 200_000
     assert answers[1]["event"]["meta"]["agent"] == "amp"
+
+
+def test_install_refuses_a_judge_or_policy_that_cannot_run_and_names_the_demo_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # N2: registering what cannot run would fail every call with the host's failure posture.
+    assert main(["install", "claude", "--root", str(tmp_path), "--judge", "nomod:judge"]) == 2
+    assert "cannot import 'nomod'" in capsys.readouterr().err
+    missing = str(tmp_path / "missing.toml")
+    assert main(["install", "claude", "--root", str(tmp_path), "--policy", missing]) == 2
+    assert "nothing registered" in capsys.readouterr().err
+    assert not (tmp_path / ".claude").exists()
+    # N38: a mistyped root is refused, not created.
+    typo = tmp_path / "typo"
+    assert main(["install", "claude", "--root", str(typo)]) == 2
+    assert not typo.exists()
+    assert main(["install", "claude", "--root", str(tmp_path), "--dry-run"]) == 0
+    assert "demo judge, which blocks only shell commands matching rm -rf" in capsys.readouterr().err
+
+
+def test_parse_says_when_the_payload_is_not_an_object() -> None:
+    listed = acp("parse", "--agent", "claude", stdin="[1]")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["event"] == "unknown"
+    assert listed.stderr.strip() == "acp parse: the payload is a JSON array, not an object"
+    assert acp("parse", "--agent", "claude", stdin="{}").stderr == ""
+
+
+def test_audit_of_a_file_without_one_record_exits_1(tmp_path: Path) -> None:
+    log = tmp_path / "x.jsonl"
+    log.write_text("[1,2]\n")
+    run = acp("audit", str(log))
+    assert run.returncode == 1 and "holds no audit record" in run.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert acp("audit", str(empty)).returncode == 0

@@ -12,6 +12,8 @@ import pytest
 
 from agent_control_plane_core import AGENT_IDS
 
+from hook_runner import BLOCK_EXIT, PRE_TOOL
+
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 # Adapter modules a host's adapter subclasses (hosts speaking another host's protocol).
 DERIVES_FROM = {
@@ -69,65 +71,16 @@ module_name, _, function = {entry!r}.partition(":")
 entry = getattr(importlib.import_module(module_name), function)
 assert callable(entry)
 from agent_control_plane_core.runtime import entry_adapter, judge_from_env, render_hook_response
-environ = {{"ACP_CODEX_VERSION": "0.150.0", "AGENT_TOOL_NAME": "Bash"}}
+environ = {{"ACP_CODEX_VERSION": "0.150.0", "ACP_COPILOT_VERSION": "1.0.102", "AGENT_TOOL_NAME": "Bash"}}
 adapter = entry_adapter({agent!r}, environ)
 response = render_hook_response(adapter, sys.argv[1], judge_from_env(environ), environ=environ)
-assert response.exit_code == 2, response
+assert response.exit_code == adapter.BLOCK_EXIT_CODE, response
 print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in {forbidden!r})))
 """
 
-# The payload each host's hook reads on stdin for a command the demo judge blocks.
-ENTRY_PAYLOADS = {
-    "claude": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "codex": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "gemini": {
-        "hook_event_name": "BeforeTool",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "amp": {"cmd": "rm -rf /"},
-    "factory": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Execute",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "qwen": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "kiro": {
-        "hook_event_name": "preToolUse",
-        "tool_name": "execute_bash",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "cursor": {
-        "hook_event_name": "preToolUse",
-        "tool_name": "Shell",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "copilot": {"toolName": "bash", "toolArgs": '{"command": "rm -rf /"}'},
-    "auggie": {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "launch-process",
-        "tool_input": {"command": "rm -rf /"},
-    },
-    "windsurf": {"agent_action_name": "pre_run_command", "tool_info": {"command_line": "rm -rf /"}},
-    "crush": {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": "rm -rf /"}},
-    "cline": {
-        "hookName": "PreToolUse",
-        "preToolUse": {"toolName": "execute_command", "parameters": {"command": "rm -rf /"}},
-    },
-    "opencode": {"event": "tool.execute.before", "tool": "bash", "args": {"command": "rm -rf /"}},
-}
+# The payload each host's hook reads on stdin for a command the demo judge blocks: the golden
+# fixture's shell call, and Amp's delegate form (parameters on stdin, AGENT_TOOL_NAME names the tool).
+ENTRY_PAYLOADS = {**PRE_TOOL, "amp": {"cmd": "rm -rf /"}}
 
 
 @pytest.mark.parametrize("agent", AGENT_IDS)
@@ -148,7 +101,8 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
     if not script.is_file():
         pytest.skip(f"{script.name} is not installed next to {sys.executable}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
-    env.update(ACP_CODEX_VERSION="0.150.0", AGENT_TOOL_NAME="Bash")
+    # Copilot's deny exits 2 from 1.0.70 (below, the body at exit 0 is the block).
+    env.update(ACP_CODEX_VERSION="0.150.0", ACP_COPILOT_VERSION="1.0.102", AGENT_TOOL_NAME="Bash")
     result = subprocess.run(
         [sys.executable, "-X", "importtime", str(script)],
         input=json.dumps(ENTRY_PAYLOADS[agent]),
@@ -157,8 +111,8 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
         env=env,
         check=False,
     )
-    # The demo judge blocks rm -rf on every host: exit 2 proves the hook really answered.
-    assert result.returncode == 2, result.stderr
+    # The demo judge blocks rm -rf on every host: the block proves the hook really answered.
+    assert result.returncode == BLOCK_EXIT[agent], result.stderr
     imported = [
         line.rsplit("|", 1)[1].strip()
         for line in result.stderr.splitlines()

@@ -310,7 +310,9 @@ def answers(host: str) -> tuple[dict[str, Distinct], int]:
         if seen not in failed_for:
             failed_for.add(seen)
             for fail_closed in (False, True):
-                response = failure_response(adapter, "judge raised boom", fail_closed=fail_closed)
+                response = failure_response(
+                    adapter, "judge raised boom", fail_closed=fail_closed, event=event
+                )
                 add(payload, FAILED, (f"failure_response fail_closed={fail_closed}",), response)
     return distinct, renders
 
@@ -652,6 +654,7 @@ def check_qwen(items: list[Distinct]) -> dict[str, list[str]]:
     )
     assert done.returncode == 0, f"qwen_check.mjs failed:\n{done.stderr}"
     results = json.loads(done.stdout)
+    unrendered_before = adapter_for("qwen").UNRENDERED_FIELDS[EventKinds.PRE_TOOL]
     problems: dict[str, list[str]] = {}
     for item, result in zip(items, results, strict=True):
         answer = item.answer
@@ -661,7 +664,10 @@ def check_qwen(items: list[Distinct]) -> dict[str, list[str]]:
             found.append(
                 f"render claims enforced, but Qwen's {result.get('kind', 'runner')} does not block ({seen})"
             )
-        if answer.decision == Decisions.ALLOW and result["blocking"]:
+        # A rewrite Qwen cannot apply is refused rather than run as the original (QW-2): an
+        # allow carrying mutated_input may block where the declaration calls it unrendered.
+        refused = "mutated_input" in answer.case and "mutated_input" in unrendered_before
+        if answer.decision == Decisions.ALLOW and result["blocking"] and not refused:
             found.append(f"an allow that Qwen's {result.get('kind')} reads as blocking ({seen})")
         if found:
             problems[answer.key()] = found

@@ -88,14 +88,14 @@ def test_claude_keeps_existing_settings_and_other_hooks(tmp_path: Path) -> None:
             }
         )
     )
-    install("claude", tmp_path, judge="mypkg.guard:judge")
+    install("claude", tmp_path, judge="hook_judges:denies")
     settings = json.loads(path.read_text())
     assert settings["model"] == "opus"
     assert settings["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert settings["hooks"]["Stop"] == []
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [theirs]}
-    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge mypkg.guard:judge")
+    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge hook_judges:denies")
 
 
 def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_path: Path) -> None:
@@ -214,13 +214,22 @@ def test_copilot_registers_pre_tool_use_in_a_github_hooks_file(tmp_path: Path) -
         "version": 1,
         "hooks": {
             "preToolUse": [
-                {"type": "command", "bash": str(BIN / "acp-copilot-hook"), "timeoutSec": 5}
+                {
+                    "type": "command",
+                    "bash": str(BIN / "acp-copilot-hook"),
+                    "timeoutSec": 5,
+                    # CP-1: Copilot's timeout fails open; the hook's own deadline comes first.
+                    "env": {"ACP_HOOK_TIMEOUT_MS": "3334"},
+                }
             ]
         },
     }
-    assert any("fails or times out" in note for note in plan.notes)
+    assert any("times out" in note and "ACP_HOOK_TIMEOUT_MS" in note for note in plan.notes)
+    assert any("trusted folder" in note for note in plan.notes)  # CP-10
     user = plan_install("copilot", scope="user", home=tmp_path, bin_dir=BIN)
     assert user.path == tmp_path / ".copilot/hooks/agent-control-plane.json"
+    default = json.loads(plan_install("copilot", root=tmp_path, bin_dir=BIN).after)
+    assert default["hooks"]["preToolUse"][0]["env"] == {"ACP_HOOK_TIMEOUT_MS": "25000"}
 
 
 def test_the_installed_cursor_command_blocks_rm_rf_when_the_host_runs_it(tmp_path: Path) -> None:
@@ -248,7 +257,7 @@ def _plugin_config(path: Path) -> Any:
 def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config_line(
     tmp_path: Path,
 ) -> None:
-    install("opencode", tmp_path, judge="pkg.mod:judge", fail_closed=True, timeout_s=5)
+    install("opencode", tmp_path, judge="hook_judges:denies", fail_closed=True, timeout_s=5)
     path = tmp_path / ".opencode/plugin/agent-control-plane.js"
     assert _plugin_config(path) == {
         "command": [
@@ -256,7 +265,7 @@ def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config
             "hook",
             "opencode",
             "--judge",
-            "pkg.mod:judge",
+            "hook_judges:denies",
             "--fail-closed",
         ],
         "failClosed": True,
@@ -312,21 +321,25 @@ def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> Non
     config = tomllib.loads(text)
     handler = config["hooks"]["PreToolUse"][0]["hooks"][0]
     assert handler["command"].endswith("acp hook codex --codex-version 0.150.0")
-    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse"]
+    # CX-4: UserPromptSubmit can block, so it is registered beside the tool events.
+    assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
     install("codex", tmp_path, scope="user", codex_version="0.151.0")
     again = tomllib.loads(path.read_text())
     assert len(again["hooks"]["PreToolUse"]) == 1
     assert again["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("0.151.0")
 
 
-def test_codex_without_a_version_says_it_cannot_block(tmp_path: Path) -> None:
+def test_codex_without_a_version_says_what_it_still_blocks(tmp_path: Path) -> None:
     plan = plan_install("codex", root=tmp_path, bin_dir=BIN)
-    assert any("observe-only" in note for note in plan.notes)
+    assert any("No --codex-version" in n and "denies block" in n for n in plan.notes)
+    assert any("--dangerously-bypass-hook-trust" in note for note in plan.notes)  # CX-8
     pinned = plan_install("codex", root=tmp_path, bin_dir=BIN, codex_version="0.150.0")
-    assert not any("observe-only" in note for note in pinned.notes)
+    assert not any("No --codex-version" in note for note in pinned.notes)
 
 
-def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
+def test_amp_rule_goes_after_the_users_stricter_rules_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / ".config/amp/settings.json"
     path.parent.mkdir(parents=True)
     mine = {"tool": "Bash", "action": "reject"}
@@ -336,7 +349,8 @@ def test_amp_rule_goes_first_and_keeps_the_others(tmp_path: Path) -> None:
     settings = json.loads(path.read_text())
     assert settings["amp.theme"] == "dark"
     delegate = {"tool": "*", "action": "delegate", "to": str(BIN / "acp-amp-hook")}
-    assert settings["amp.permissions"] == [delegate, mine]
+    # H2: the user's reject stays ahead of the delegate, so it still wins.
+    assert settings["amp.permissions"] == [mine, delegate]
 
 
 def test_amp_refuses_options_it_cannot_pass(tmp_path: Path) -> None:
@@ -497,3 +511,14 @@ def test_windsurf_registers_every_blocking_pre_hook_with_show_output(tmp_path: P
         assert hooks[action] == [{"command": str(BIN / "acp-windsurf-hook"), "show_output": True}]
     user = plan_install("windsurf", scope="user", home=tmp_path, bin_dir=BIN)
     assert user.path == tmp_path / ".codeium/windsurf/hooks.json"
+
+
+def test_a_four_space_settings_file_keeps_its_indentation(tmp_path: Path) -> None:
+    # N36: a committed settings file gets a diff of the lines that change, not a re-indent.
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"model": "x", "permissions": {"allow": ["Read"]}}, indent=4))
+    assert install("claude", tmp_path) is True
+    text = settings.read_text()
+    assert '\n    "model": "x",\n    "permissions": {\n        "allow": [' in text
+    assert json.loads(text)["hooks"]["PreToolUse"]

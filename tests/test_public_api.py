@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import agent_control_plane_core as acp
 from agent_control_plane_core import adapters, cli, contract, hooks, runtime, schemas
 
@@ -41,6 +43,7 @@ RUNTIME = [
     "CODEX_VERSION_ENV",
     "FAIL_CLOSED_ENV",
     "JUDGE_ENV",
+    "ON_UNRENDERED_ENV",
     "POLICY_ENV",
     "TIMEOUT_ENV",
     "HookAnswer",
@@ -66,23 +69,11 @@ def _isort_key(name: str) -> tuple[int, str]:
 
 def test_runtime_all_is_pinned() -> None:
     assert runtime.__all__ == RUNTIME
-    assert hooks.__all__ == [
-        "amp_main",
-        "auggie_main",
-        "claude_main",
-        "cline_main",
-        "codex_main",
-        "copilot_main",
-        "crush_main",
-        "cursor_main",
-        "factory_main",
-        "gemini_main",
-        "kiro_main",
-        "main_for",
-        "opencode_main",
-        "qwen_main",
-        "windsurf_main",
-    ]
+    # One acp-<agent>-hook entry per declared host, so a new host needs no edit in hooks.py.
+    assert hooks.__all__ == sorted(["main_for", *(f"{agent}_main" for agent in adapters.AGENT_IDS)])
+    assert {"claude_main", "codex_main", "amp_main", "gemini_main"} <= set(hooks.__all__)
+    with pytest.raises(AttributeError):
+        hooks.nohost_main  # noqa: B018
 
 
 def test_every_exported_name_exists() -> None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
-from agent_control_plane_core import AGENT_IDS, Verdict, adapter_for
+from agent_control_plane_core import AGENT_IDS, Adapter, Verdict, adapter_for
 from agent_control_plane_core.runtime import (
     JudgeLoadError,
     demo_judge,
@@ -22,6 +23,17 @@ from agent_control_plane_core.runtime import (
 from agent_control_plane_core.schemas import validator_for
 
 from hook_runner import CODEX_VERSION, FAILURE_EXIT, PRE_TOOL
+
+SHIPPED_EXIT_2 = (
+    "amp",
+    "claude",
+    "codex",
+    "cursor",
+    "factory",
+    "gemini",
+    "kiro",
+    "qwen",
+)
 
 # A call each host delivers but cannot veto (amp vetoes every delegate call, so it has none).
 NOT_VETOABLE: dict[str, dict[str, Any]] = {
@@ -66,8 +78,8 @@ ESCALATED = {
     ("cursor", "deny", False): (0, False),
     ("cursor", "ask", False): (0, False),
     ("copilot", "allow", True): (0, False),
-    ("copilot", "deny", True): (2, True),
-    ("copilot", "ask", True): (0, False),  # the CLI asks natively
+    ("copilot", "deny", True): (0, True),  # the deny body blocks at exit 0 (exit_zero_block)
+    ("copilot", "ask", True): (0, True),  # no trusted ask tier (CP-15): escalated to the deny
     ("copilot", "allow", False): (0, False),
     ("copilot", "deny", False): (0, False),
     ("copilot", "ask", False): (0, False),
@@ -137,7 +149,7 @@ def test_event_naming_nothing_blocks_by_exit_2_with_the_reason_or_default(
 
 
 def test_observe_only_event_naming_nothing_is_never_escalated() -> None:
-    adapter = adapter_for("codex")  # no version: observe only
+    adapter = adapter_for("codex", codex_version="0.100.0")  # below the supported range
     event = adapter.parse({"tool_name": "Bash", "tool_input": {"command": "x"}})
     response = render_escalated(adapter, Verdict(decision="deny", reason="r"), event)
     assert response == adapter.render(Verdict(decision="deny", reason="r"), event)
@@ -160,13 +172,35 @@ def test_failure_response_is_the_posture_and_a_valid_native_response(
 ) -> None:
     response = failure_response(_adapter(agent), "what\nwent wrong", fail_closed=fail_closed)
     assert validator_for("native-response").is_valid(response.to_dict())
-    assert response.exit_code == (2 if fail_closed else FAILURE_EXIT[agent])
+    block = _adapter(agent).BLOCK_EXIT_CODE
+    assert response.exit_code == (block if fail_closed else FAILURE_EXIT[agent])
     assert response.enforced is fail_closed
     assert response.stderr is not None and "what went wrong" in response.stderr
 
 
+def test_fail_closed_sends_the_declared_block_response_not_exit_2() -> None:
+    # N4: a host whose block is exit 3 with a body gets exactly that under ACP_FAIL_CLOSED=1.
+    claude = adapter_for("claude")
+    host = SimpleNamespace(
+        AGENT="myhost",
+        INTEGRATION_MODE=claude.INTEGRATION_MODE,
+        FAILURE_EXIT_CODE=0,
+        FAILURE_STDOUT=None,
+        BLOCK_EXIT_CODE=3,
+        BLOCK_STDOUT={"block": True},
+    )
+    closed = failure_response(cast(Adapter, host), "boom", fail_closed=True)
+    assert (closed.exit_code, closed.stdout, closed.enforced) == (3, {"block": True}, True)
+    assert closed.stderr == "acp-myhost-hook: boom; blocked because ACP_FAIL_CLOSED=1"
+    open_ = failure_response(cast(Adapter, host), "boom", fail_closed=False)
+    assert (open_.exit_code, open_.enforced) == (0, False)
+    # Every shipped declaration without block_response keeps exit 2.
+    assert {adapter_for(agent).BLOCK_EXIT_CODE for agent in SHIPPED_EXIT_2} == {2}
+
+
 def test_fail_closed_on_observe_only_codex_promises_no_block() -> None:
-    response = failure_response(adapter_for("codex"), "x", fail_closed=True)
+    below_range = adapter_for("codex", codex_version="0.100.0")
+    response = failure_response(below_range, "x", fail_closed=True)
     assert (response.exit_code, response.enforced) == (2, False)
 
 
@@ -176,7 +210,7 @@ def test_failure_response_carries_the_declared_body_only_where_the_host_reads_on
 ) -> None:
     # Copilot's preToolUse fails closed: its failed hook answers with a deny body.
     copilot = failure_response(adapter_for("copilot"), "x", fail_closed=fail_closed)
-    assert copilot.exit_code == 2
+    assert copilot.exit_code == 0  # CP-3: the body denies at exit 0 on every version
     assert isinstance(copilot.stdout, dict)
     assert copilot.stdout["permissionDecision"] == "deny"
     assert copilot.stdout["permissionDecisionReason"]
@@ -264,7 +298,8 @@ def test_judge_from_env_prefers_acp_judge_over_the_demo() -> None:
 def test_entry_adapter_reads_env_and_an_explicit_option_wins() -> None:
     env = {"ACP_CODEX_VERSION": "0.150.0"}
     assert entry_adapter("codex", env).INTEGRATION_MODE == "external_hook"
-    assert entry_adapter("codex", {}).INTEGRATION_MODE == "observe_only"
+    # CX-9: without a version the adapter renders what blocks on every supported version.
+    assert entry_adapter("codex", {}).INTEGRATION_MODE == "external_hook"
     explicit = entry_adapter("codex", env, codex_version="0.100.0")
     assert explicit.INTEGRATION_MODE == "observe_only"
     assert entry_adapter("claude", env) is adapter_for("claude")

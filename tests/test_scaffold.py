@@ -68,7 +68,12 @@ def _checkout_copy(tmp_path: Path) -> Path:
 def test_untouched_skeleton_generates_and_fails_conformance_as_vacuous(tmp_path: Path) -> None:
     root = _checkout_copy(tmp_path)
     written = write_skeleton("sample", root)
-    assert len(written) == 4
+    # The four files and the console script: hooks.py resolves sample_main by itself.
+    assert len(written) == 5 and Path("pyproject.toml") in written
+    scripts = (root / "pyproject.toml").read_text().split("[project.scripts]")[1].split("\n\n")[0]
+    hooks = [line for line in scripts.splitlines() if line.startswith("acp-")]
+    assert 'acp-sample-hook = "agent_control_plane_core.hooks:sample_main"' in hooks
+    assert hooks == sorted(hooks)
     # The declaration passes the generator's lint and becomes a generated host module.
     subprocess.run([sys.executable, "-m", "codegen"], cwd=root, check=True, capture_output=True)
     probe = (
@@ -88,6 +93,24 @@ def test_untouched_skeleton_generates_and_fails_conformance_as_vacuous(tmp_path:
         check=True,
     )
     assert result.stdout.strip() == "vacuous-suite"
+
+
+def test_a_directory_that_is_not_a_checkout_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ScaffoldError, match="is not a source checkout"):
+        write_skeleton("sample", tmp_path)
+
+
+def test_the_scaffold_refers_only_to_files_in_the_repository() -> None:
+    # N26: every docs/... path the templates and the printed steps name exists.
+    import re
+
+    texts = [p.read_text() for p in (REPO / "templates" / "scaffold").glob("*.j2")]
+    texts.append((REPO / "python/agent_control_plane_core/cli.py").read_text())
+    texts.append((REPO / "codegen/scaffold.py").read_text())
+    named = {m for text in texts for m in re.findall(r"\bdocs/[\w.-]+\.md", text)}
+    assert named, "the scaffold points to the authoring guide"
+    assert [name for name in sorted(named) if not (REPO / name).is_file()] == []
+    assert not any("host-protocols.md" in text for text in texts)
 
 
 def test_new_adapter_command_writes_the_skeleton(tmp_path: Path) -> None:

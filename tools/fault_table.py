@@ -6,7 +6,9 @@ Usage: tools/fault_table.py   (run with the venv's python; prints Markdown)
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -25,19 +27,33 @@ FAULTS: dict[str, tuple[bytes | None, str | None, dict[str, str]]] = {
     "`ACP_JUDGE` unimportable": (None, None, {"ACP_JUDGE": "no_such_module:judge"}),
     "deadline passes": (None, "sleeps", {"ACP_HOOK_TIMEOUT_MS": "300"}),
     "invalid decision (clamped to ask, not a failure)": (None, "returns_bad_decision", {}),
+    "stdin not UTF-8": (b'{"tool_name": "\xff"}', None, {}),
+    "unknown verdict field (`mutated_ouput`)": (None, "typo_redact", {}),
+    "verdict holds NaN": (None, "nan_rewrite", {}),
+    "relative `ACP_POLICY`": (None, None, {"ACP_POLICY": "policy.toml"}),
+    "judge leaves a child holding the pipes": (None, "bg_child_deny", {}),
+    "audit log is a FIFO": (None, None, {"ACP_AUDIT_LOG": "{fifo}"}),
+    "judge rewrites the command": (None, "rewrites", {}),
 }
 
 
 def cell(agent: str, raw: bytes | None, judge: str | None, env: dict[str, str]) -> str:
     """What the host sees: the exit code and whether a body was printed."""
     payload = json.loads(json.dumps(PRE_TOOL[agent]).replace("rm -rf /", "ls"))
+    env = {key: value.replace("{fifo}", FIFO) for key, value in env.items()}
+    if agent == "amp":
+        env.setdefault("AGENT_TOOL_NAME", "Bash")
     run = run_hook(agent, payload, raw=raw, judge=judge, **env)
     body = ", body" if run.stdout else ""
     return f"exit {run.code}{body}"
 
 
+FIFO = str(Path(tempfile.mkdtemp()) / "audit.fifo")
+
+
 def main() -> int:
     """Print one row per host: each fault under the default posture / under ACP_FAIL_CLOSED=1."""
+    os.mkfifo(FIFO)
     print("| host | " + " | ".join(FAULTS) + " |")
     print("|---" * (len(FAULTS) + 1) + "|")
     for agent in AGENT_IDS:

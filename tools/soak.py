@@ -158,7 +158,12 @@ def generate(count: int, seed: int) -> Iterator[tuple[bytes, str, str, int | Non
 
 def check(answer: Any, shape: str, seq: int | None) -> str | None:
     """Why an answer does not match the expected shape, or None when it does."""
-    if not isinstance(answer, dict) or set(answer) != {"event", "render", "escalated"}:
+    if not isinstance(answer, dict) or set(answer) != {
+        "event",
+        "render",
+        "escalated",
+        "unrendered",
+    }:
         return f"answer is not {{event, render, escalated}}: {str(answer)[:200]}"
     event = answer["event"]
     if shape == LINE_ERROR:

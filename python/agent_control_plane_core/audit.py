@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -14,8 +15,8 @@ from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
+from ._plumbing import write_all as _write_all
 from .contract import json_bytes, to_object, to_string
-from .runtime import _write_all
 
 __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 
@@ -23,6 +24,8 @@ __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 _MODE: Final = 0o600
 _NONE: Final = "-"
 _NO_VERDICT: Final = "(no verdict)"
+# Every field but the optional unrendered list (records written before it existed still count).
+_REQUIRED: Final = frozenset(AuditRecordFields.ALL) - {AuditRecordFields.UNRENDERED}
 
 
 def hook_record(
@@ -32,6 +35,7 @@ def hook_record(
     verdict: Verdict | None,
     response: NativeResponse,
     duration_ms: float,
+    unrendered: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The audit record of one hook call, in audit-record.schema.json field order."""
     event_doc = None if event is None else event.to_dict()
@@ -40,7 +44,7 @@ def hook_record(
         # the guardrail kept from the model is not written to disk either.
         event_doc[ToolCallEventFields.RESPONSE] = verdict.mutated_output
     fields = AuditRecordFields
-    return {
+    record: dict[str, Any] = {
         fields.TIME: _utc_now(),
         fields.AGENT: agent,
         fields.EVENT: event_doc,
@@ -49,6 +53,10 @@ def hook_record(
         fields.ENFORCED: response.enforced,
         fields.DURATION_MS: round(max(0.0, duration_ms), 3),
     }
+    if unrendered:
+        # Issue 17: the fields the host could not carry are named, never dropped silently.
+        record[fields.UNRENDERED] = list(unrendered)
+    return record
 
 
 def _utc_now() -> str:
@@ -59,17 +67,57 @@ def _utc_now() -> str:
     return f"{stamp}.{nanoseconds // 1_000_000:03d}Z"
 
 
+# H4: how long an append waits for another process's lock before the record is skipped.
+_LOCK_WAIT_S: Final = 1.0
+# M7: the log is readable by its owner only; anything else may expose logged secrets.
+_FOREIGN_BITS: Final = 0o077
+
+
+class _Refused(OSError):
+    """The log path is not a file this process may append to safely (M7)."""
+
+
 def append_line(path: str, record: dict[str, Any]) -> None:
-    """Append one record as one whole line: O_APPEND, an exclusive lock, every byte written."""
+    """Append one record as one whole line: no symlink, an owner-only regular file, locked."""
     data = json_bytes(record) + b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _MODE)
+    # O_NOFOLLOW: a link would send the record into whatever file it points at (M7).
+    # O_RDWR to read the last byte (M8); O_NONBLOCK: a FIFO never holds the open (H4).
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK
+    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), _MODE)
     try:
+        _check_owned(fd, path)
         _lock(fd)
-        # O_APPEND puts each write() at the end of the file; the lock keeps a write that comes
-        # back short (a full disk, a signal) from being interleaved with another process's line.
-        _write_all(fd, data)
+        end = os.lseek(fd, 0, os.SEEK_END)
+        if end and os.pread(fd, 1, end - 1) != b"\n":
+            # M8: an earlier append was cut short; start on a line of our own.
+            data = b"\n" + data
+        try:
+            # O_APPEND puts each write() at the end of the file; the lock keeps a write that comes
+            # back short (a full disk, a signal) from being interleaved with another process's line.
+            _write_all(fd, data)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, end)  # M8: never leave a torn record for the next one to join
+            raise
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _check_owned(fd: int, path: str) -> None:
+    """Refuse a log that is not a regular file owned by this user with owner-only permissions."""
+    import stat
+
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise _Refused(f"{path} is not a regular file")
+    uid = getattr(os, "geteuid", None)
+    if uid is not None and info.st_uid != uid():
+        raise _Refused(f"{path} belongs to another user (uid {info.st_uid})")
+    if info.st_mode & _FOREIGN_BITS:
+        raise _Refused(
+            f"{path} is readable or writable by others (mode {info.st_mode & 0o777:o});"
+            f" chmod 600 it"
+        )
 
 
 def _lock(fd: int) -> None:
@@ -77,7 +125,18 @@ def _lock(fd: int) -> None:
         import fcntl
     except ImportError:  # no flock on this platform: O_APPEND alone places each line
         return
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    # H4: a lock another process holds (a stuck hook) may delay the answer only briefly.
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise _Refused(f"the log stayed locked for {_LOCK_WAIT_S:.0f} s") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
 
 
 def append_hook_record(
@@ -88,6 +147,7 @@ def append_hook_record(
     verdict: Verdict | None,
     response: NativeResponse,
     duration_ms: float,
+    unrendered: tuple[str, ...] = (),
 ) -> None:
     """Append the record of one hook call to the audit log at path; raises OSError on failure."""
     append_line(
@@ -98,6 +158,7 @@ def append_hook_record(
             verdict=verdict,
             response=response,
             duration_ms=duration_ms,
+            unrendered=unrendered,
         ),
     )
 
@@ -113,7 +174,7 @@ def _records(lines: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
         except ValueError:
             bad += 1
             continue
-        if isinstance(record, dict) and set(AuditRecordFields.ALL) <= set(record):
+        if isinstance(record, dict) and set(record) >= _REQUIRED:
             records.append(record)
         else:
             bad += 1

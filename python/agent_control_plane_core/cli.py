@@ -6,19 +6,27 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
 
-from ._generated.constants import MODELED_TOOL_INPUT_KEYS, TOOL_ALIASES
-from .adapters import AGENT_IDS, Adapter
+from ._generated.constants import (
+    MODELED_TOOL_INPUT_KEYS,
+    TOOL_ALIASES,
+    UnrenderedPostures,
+    VerdictFields,
+)
+from ._generated.models.verdict_schema import Verdict
+from .adapters import AGENT_IDS, Adapter, adapter_for
 from .contract import json_bytes, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
     FAIL_CLOSED_ENV,
     JUDGE_ENV,
+    ON_UNRENDERED_ENV,
     POLICY_ENV,
+    _unrendered_fields,
     entry_adapter,
     escalate,
     render_escalated,
@@ -36,6 +44,11 @@ _VALIDATE_KINDS: Final = {
 # Per-line options of `acp bridge`; everything else on a line is refused by name.
 _BRIDGE_OPTIONS: Final = ("sole_gate", "codex_version")
 _BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
+_ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
+_ON_UNRENDERED_HELP: Final = (
+    "deny (default), note or allow: what the hook does when a verdict asks for content the"
+    " host cannot carry on that event"
+)
 
 
 class UsageError(Exception):
@@ -57,23 +70,28 @@ def _bridge_adapter(agent: str, codex_version: str | None) -> Adapter:
 
 
 def bridge_line(line: str) -> dict[str, Any]:
-    """Answer one `acp bridge` input line: {event, render, escalated}, errors as {"error": ...}."""
+    """Answer one `acp bridge` input line: {event, render, escalated, unrendered}, errors named."""
     try:
         request = _bridge_request(line)
     except UsageError as exc:
-        return {"event": {"error": str(exc)}, "render": None, "escalated": None}
+        return _bridge_error(str(exc))
     agent, native, options = request["agent"], request["native"], request["options"]
     try:
         adapter = _bridge_adapter(agent, options.get("codex_version"))
     except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
-        return {"event": {"error": f"options: {exc}"}, "render": None, "escalated": None}
+        return _bridge_error(f"options: {exc}")
     event = adapter.parse(native)
-    answer: dict[str, Any] = {"event": event.to_dict(), "render": None, "escalated": None}
+    answer: dict[str, Any] = {
+        "event": event.to_dict(),
+        "render": None,
+        "escalated": None,
+        "unrendered": None,
+    }
     if "verdict" not in request:
         return answer
     sole_gate = bool(options.get("sole_gate", False))
     try:
-        verdict = normalize_verdict(request["verdict"])
+        verdict = _verdict(request["verdict"])
     except (TypeError, ValueError) as exc:
         error = {"error": f"verdict: {exc}"}
         answer["render"] = answer["escalated"] = error
@@ -83,7 +101,32 @@ def bridge_line(line: str) -> dict[str, Any]:
     answer["render"] = rendered = response.to_dict()
     # Most answers need no escalation: share the one dict rather than render and convert twice.
     answer["escalated"] = rendered if escalated is response else escalated.to_dict()
+    # Issue 17: the verdict's fields this host cannot carry on the event, never dropped silently.
+    answer["unrendered"] = list(_unrendered_fields(adapter, verdict, event, escalated))
     return answer
+
+
+def _verdict(raw: object) -> Verdict:
+    """normalize_verdict, refusing a field the verdict does not have (mutated_ouput) by name."""
+    if isinstance(raw, dict):
+        unknown = sorted(str(key) for key in raw if key not in VerdictFields.ALL)
+        if unknown:
+            raise ValueError(
+                f"unknown verdict field(s) {', '.join(unknown)}; known: {', '.join(VerdictFields.ALL)}"
+            )
+    return normalize_verdict(raw)  # type: ignore[arg-type]  # it raises TypeError on a non-mapping
+
+
+def _bridge_error(text: str) -> dict[str, Any]:
+    return {"event": {"error": text}, "render": None, "escalated": None, "unrendered": None}
+
+
+def _bridge_bytes(line: str) -> bytes:
+    """The answer line's JSON; an answer JSON cannot carry (NaN, 1e400) is an error answer."""
+    try:
+        return json_bytes(bridge_line(line))
+    except ValueError as exc:  # L1: never write NaN or Infinity, which strict parsers reject
+        return json_bytes(_bridge_error(f"line holds a number JSON cannot carry ({exc})"))
 
 
 def _bridge_request(line: str) -> dict[str, Any]:
@@ -125,7 +168,7 @@ def run_bridge(lines: Iterable[str], out: IO[str]) -> int:
     """Answer every input line with exactly one output line, in order; return the line count."""
     count = 0
     for line in lines:
-        out.write(json_bytes(bridge_line(line)).decode("utf-8") + "\n")
+        out.write(_bridge_bytes(line).decode("utf-8") + "\n")
         out.flush()  # a caller driving the bridge line by line waits for each answer
         count += 1
     return count
@@ -156,7 +199,7 @@ def _cmd_bridge(args: argparse.Namespace) -> int:
     # Bytes split at "\n" only, undecodable bytes replaced (as a hook entry reads stdin): a bad
     # byte must not end the stream, and the locale must not decide how a line is decoded.
     for batch in _batches(sys.stdin.fileno()):
-        answers = [json_bytes(bridge_line(raw.decode("utf-8", errors="replace"))) for raw in batch]
+        answers = [_bridge_bytes(raw.decode("utf-8", errors="replace")) for raw in batch]
         _write_all(sys.stdout.fileno(), b"\n".join(answers) + b"\n")
     return 0
 
@@ -182,14 +225,32 @@ def _cli_adapter(args: argparse.Namespace) -> Adapter:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     adapter = _cli_adapter(args)
-    _print_json(adapter.parse(_stdin_payload()).to_dict())
+    payload = _stdin_payload()
+    if not isinstance(payload, dict):
+        # N42: parse never raises (the contract), but a CLI user should see why it is unknown.
+        kind = type(payload).__name__
+        print(
+            f"acp parse: the payload is a JSON {_JSON_NAMES.get(kind, kind)}, not an object",
+            file=sys.stderr,
+        )
+    _print_json(adapter.parse(payload).to_dict())
     return 0
+
+
+_JSON_NAMES = {
+    "list": "array",
+    "str": "string",
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "NoneType": "null",
+}
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
     try:
         raw_verdict = json.loads(args.verdict)
-        verdict = normalize_verdict(raw_verdict)
+        verdict = _verdict(raw_verdict)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"--verdict: {exc}") from exc
     adapter = _cli_adapter(args)
@@ -239,14 +300,35 @@ def _validation_problems(iter_errors: Callable[[Any], Iterable[Any]], name: str)
     return problems
 
 
+def _tool_names(agent: str | None) -> dict[str, str]:
+    """Every name a judge may ask about -> its canonical tool, as the adapters resolve it."""
+    names = {tool: tool for tool in MODELED_TOOL_INPUT_KEYS}
+    names.update(TOOL_ALIASES)
+    hosts = AGENT_IDS if agent is None else (agent,)
+    seen: dict[str, set[str]] = {}
+    for host in hosts:
+        aliases: Mapping[str, str] = getattr(adapter_for(host), "TOOL_ALIASES", {})
+        for native, canonical in aliases.items():
+            seen.setdefault(native, set()).add(canonical)
+    # Without --agent a host-scoped name counts only where every host that uses it agrees.
+    names.update({native: targets.pop() for native, targets in seen.items() if len(targets) == 1})
+    return names
+
+
 def _cmd_keys(args: argparse.Namespace) -> int:
+    names = _tool_names(args.agent)
     if args.tool is None:
-        print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        if args.agent is None:
+            print(json.dumps(dict(MODELED_TOOL_INPUT_KEYS), indent=2, sort_keys=True))
+        else:
+            keys = {name: MODELED_TOOL_INPUT_KEYS[tool] for name, tool in names.items()}
+            print(json.dumps(keys, indent=2, sort_keys=True))
         return 0
-    tool = TOOL_ALIASES.get(args.tool, args.tool)
-    if tool not in MODELED_TOOL_INPUT_KEYS:
-        known = ", ".join(sorted(MODELED_TOOL_INPUT_KEYS))
-        raise UsageError(f"no input key is published for tool {args.tool!r}; known tools: {known}")
+    tool = names.get(args.tool)
+    if tool is None:
+        known = ", ".join(sorted(names))
+        where = f" on {args.agent}" if args.agent else ""
+        raise UsageError(f"no input key is published for tool {args.tool!r}{where}; known: {known}")
     print(MODELED_TOOL_INPUT_KEYS[tool])
     return 0
 
@@ -268,8 +350,11 @@ def _cmd_hook(args: argparse.Namespace) -> int:
         environ[JUDGE_ENV] = args.judge
         environ.pop(POLICY_ENV, None)  # an explicit --judge wins over an inherited ACP_POLICY
     if args.policy:
-        # Loaded by judge_from_env like ACP_POLICY, so a bad file gets the host's posture too.
-        environ[POLICY_ENV] = args.policy
+        # Loaded by judge_from_env like ACP_POLICY, so a bad file gets the host's posture too;
+        # resolved once, here (L13), because judge_from_env refuses a relative path.
+        environ[POLICY_ENV] = os.path.abspath(args.policy)
+    if args.on_unrendered:
+        environ[ON_UNRENDERED_ENV] = args.on_unrendered
     if args.fail_closed:
         environ[FAIL_CLOSED_ENV] = "1"
     if args.codex_version:
@@ -277,9 +362,39 @@ def _cmd_hook(args: argparse.Namespace) -> int:
     run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
 
 
+def _check_judge(args: argparse.Namespace) -> None:
+    """Refuse to register a judge that cannot run: every call would get the failure posture."""
+    from .runtime import JudgeLoadError, load_judge
+
+    try:
+        if args.policy is not None:
+            from .policy import load_policy_judge
+
+            load_policy_judge(args.policy)
+        elif args.judge is not None:
+            load_judge(args.judge)
+    except JudgeLoadError as exc:
+        # N2: the hook would only say so on its own stderr, call after call, while the call runs.
+        raise UsageError(
+            f"{exc}; nothing registered (the hook loads it the same way, in this environment,"
+            " on every call)"
+        ) from exc
+    if args.policy is None and args.judge is None and args.host != "amp":
+        print(
+            "note: no --judge or --policy: registering the demo judge, which blocks only"
+            " shell commands matching rm -rf",
+            file=sys.stderr,
+        )
+
+
 def _cmd_install(args: argparse.Namespace) -> int:
     from .install import InstallError, plan_install
 
+    _check_judge(args)
+    for option, folder in (("--root", args.root), ("--home", args.home)):
+        if folder is not None and not folder.is_dir():
+            # N38: a mistyped folder would be created and the hook registered where no host looks.
+            raise UsageError(f"{option} {folder} is not an existing folder; nothing registered")
     try:
         plan = plan_install(
             args.host,
@@ -291,6 +406,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
             fail_closed=args.fail_closed,
             timeout_s=args.timeout,
             codex_version=args.codex_version,
+            on_unrendered=args.on_unrendered,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -302,7 +418,10 @@ def _cmd_install(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(plan.diff(), end="")
         return 0
-    plan.apply()
+    try:
+        plan.apply()
+    except InstallError as exc:
+        raise UsageError(str(exc)) from exc
     print(f"{plan.path}: {args.host} hook registered")
     return 0
 
@@ -317,10 +436,17 @@ def _cmd_new_adapter(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     for path in written:
         print(f"wrote {path}")
+    name = args.name
     print(
-        f"next: fill in the declaration from the host's docs, run `make codegen`, write parse and"
-        f" render, add golden cases to fixtures/{args.name}.json until the test passes, then add"
-        f" the acp-{args.name}-hook entry (hooks.py, pyproject [project.scripts])"
+        f"next (docs/adapter-authoring.md explains every step):\n"
+        f"  1. fill in schema/control-plane/v1/hosts/{name}.json from the host's hook docs,"
+        f" then run `make codegen`\n"
+        f"  2. write parse and render in python/agent_control_plane_core/adapters/{name}.py\n"
+        f"  3. add golden cases to fixtures/{name}.json until"
+        f" `.venv/bin/python -m pytest tests/test_adapter_{name}.py` passes; include one vetoable"
+        f" pre_tool shell call (tool Bash): the demo and the hook tests send it\n"
+        f"  4. `make test` and `make demo` (pyproject.toml already names acp-{name}-hook;"
+        f" make reinstalls the package when it changes)"
     )
     return 0
 
@@ -398,8 +524,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
     sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
     sub.add_argument("files", nargs="+", metavar="FILE", help="JSON file(s); - reads stdin")
-    sub = command("keys", _cmd_keys, "Print the input key a judge reads per canonical tool.")
-    sub.add_argument("tool", nargs="?", help="one tool (canonical or aliased name); default: all")
+    sub = command("keys", _cmd_keys, "Print the input key a judge reads per tool.")
+    sub.add_argument(
+        "tool", nargs="?", help="one tool: canonical or native name (e.g. Execute); default: all"
+    )
+    sub.add_argument(
+        "--agent", choices=AGENT_IDS, help="resolve native names as this host's adapter does"
+    )
     sub = command(
         "schema-path", _cmd_schema_path, "Print the path of an installed schema document."
     )
@@ -421,6 +552,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_argument(
         "--codex-version", help=f"the Codex version the launcher pins (sets {CODEX_VERSION_ENV})"
+    )
+    sub.add_argument(
+        *_ON_UNRENDERED_ARGS,
+        choices=UnrenderedPostures.ALL,
+        help=f"{_ON_UNRENDERED_HELP} (sets {ON_UNRENDERED_ENV})",
     )
     sub = command(
         "install",
@@ -451,12 +587,24 @@ def _parser() -> argparse.ArgumentParser:
     installed_judge.add_argument("--judge", help="module:callable the hook runs")
     installed_judge.add_argument("--policy", metavar="FILE", help="a TOML rule file the hook runs")
     sub.add_argument("--fail-closed", action="store_true", help="block when the hook fails")
-    sub.add_argument("--timeout", type=int, default=30, help="the host's hook timeout in seconds")
+    sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
+    sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    sub = command("policy", _cmd_policy, "Check policy rule files against policy.schema.json.")
-    sub.add_argument("action", choices=["check"])
-    sub.add_argument("files", nargs="+", metavar="FILE", help="TOML rule file(s)")
+    sub = command(
+        "policy",
+        _cmd_policy,
+        "Check rule files, run their tests, explain a decision, replay an audit log.",
+    )
+    sub.add_argument("action", choices=["check", "test", "explain", "replay"])
+    sub.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="check/test: rule file(s); explain: RULES PAYLOAD (- reads stdin); replay: RULES AUDIT",
+    )
+    sub.add_argument("--agent", action="append", choices=AGENT_IDS, help="host(s) to run on")
+    sub.add_argument("--fixtures", metavar="DIR", help="host fixture folder for test payloads")
     sub = command("audit", _cmd_audit, "Summarize an audit log: counts and the slowest calls.")
     sub.add_argument("path", metavar="PATH", help="the ACP_AUDIT_LOG file; - reads stdin")
     sub.add_argument("--slowest", type=int, default=5, help="how many slow calls to list")
@@ -493,6 +641,10 @@ def console_main() -> None:
 def _cmd_policy(args: argparse.Namespace) -> int:
     from .policy import check_policy_file
 
+    if args.action != "check":
+        from .policy_cli import policy_command
+
+        return policy_command(args.action, args.files, args.agent or [], args.fixtures)
     failed = 0
     for name in args.files:
         problems = check_policy_file(name)
@@ -509,10 +661,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
     try:
         if args.path == "-":
-            print(summarize(sys.stdin, slowest=args.slowest))
+            text = summarize(sys.stdin, slowest=args.slowest)
         else:
             with open(args.path, encoding="utf-8", errors="replace") as log:
-                print(summarize(log, slowest=args.slowest))
+                text = summarize(log, slowest=args.slowest)
     except OSError as exc:
         raise UsageError(f"cannot read {args.path} ({exc.strerror or exc})") from exc
+    print(text)
+    # N41: a file with lines but not one audit record is not an audit log.
+    if text.startswith("0 call(s), "):
+        print(f"acp audit: {args.path} holds no audit record", file=sys.stderr)
+        return 1
     return 0

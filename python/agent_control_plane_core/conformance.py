@@ -83,7 +83,7 @@ RULES: Final[Mapping[str, str]] = MappingProxyType(
         "parse-golden": "parse(native) equals the case's golden event.",
         "allow-never-enforces": "An allow renders enforced false and exit code 0.",
         "ask-never-enforced": "An ask renders enforced false: it describes the host, never a block.",
-        "enforced-nonzero-exit": "An enforced render exits non-zero.",
+        "enforced-nonzero-exit": "An enforced render exits non-zero, unless EXIT_ZERO_BLOCK says the host blocks on the body at exit 0.",
         "vetoable-deny-enforces": "A deny on a vetoable event renders enforced.",
         "non-vetoable-deny-not-enforced": "Nothing rendered for a non-vetoable event is enforced.",
         "render-golden": "render(verdict, event, sole_gate) equals the scenario's golden native response.",
@@ -600,7 +600,7 @@ class _Run:
                         name,
                         scenario,
                     )
-                self.invariants(verdict, event, out, name, scenario)
+                self.invariants(adapter, verdict, event, out, name, scenario)
             drifted.append(_Probe(name, f"drift probe{suffix}", event))
         return drifted
 
@@ -933,11 +933,12 @@ class _Run:
             )
         out = response.to_dict()
         if check:
-            self.invariants(verdict, event, out, case, scenario)
+            self.invariants(adapter, verdict, event, out, case, scenario)
         return out
 
     def invariants(
         self,
+        adapter: Adapter,
         verdict: Verdict,
         event: ToolCallEvent,
         out: Mapping[str, Any],
@@ -969,10 +970,12 @@ class _Run:
                     scenario,
                 )
         self.count("enforced-nonzero-exit")
-        if enforced and exit_code == 0:
+        # host.schema.json exit_zero_block: a host that blocks on the body at exit 0 (copilot).
+        if enforced and exit_code == 0 and getattr(adapter, "EXIT_ZERO_BLOCK", False) is not True:
             self.fail(
                 "enforced-nonzero-exit",
-                f"{what}; a block is carried by a non-zero exit code",
+                f"{what}; a block is carried by a non-zero exit code unless the declaration's"
+                " exit_zero_block says the host blocks on the body at exit 0",
                 case,
                 scenario,
             )

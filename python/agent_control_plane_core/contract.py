@@ -42,13 +42,17 @@ __all__ = [
     "sanitize_verdict",
     "to_object",
     "to_string",
+    "version_key",
     "vetoable_for",
+    "window_holds",
 ]
 
 # contract.md §3: semver-coerce, the first run of up to three dot-separated integers. Kept as
 # text: re caches the compiled pattern on first use, so a hook that never reads a version
 # does not compile it at import.
 _VERSION: Final = r"(\d+)(?:\.(\d+))?(?:\.(\d+))?"
+# The same coerced core plus a pre-release suffix (semver §9), for version_key.
+_VERSION_PRE: Final = _VERSION + r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
 _OPTIONAL_VERDICT_FIELDS: Final = tuple(
     name for name in VerdictFields.ALL if name != VerdictFields.DECISION
 )
@@ -189,13 +193,14 @@ def _json_text(value: object) -> str:
 
 
 def json_bytes(value: object) -> bytes:
-    """Compact UTF-8 JSON of a value; raises TypeError when the value is not JSON."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact UTF-8 JSON of a value; raises TypeError or ValueError when the value is not JSON."""
+    # allow_nan=False: NaN and Infinity are not JSON, and a strict host parser rejects the body (L1).
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         # A JSON "\ud800" escape decodes to a lone surrogate, which has no UTF-8 form: escape it.
-        return json.dumps(value, separators=(",", ":")).encode("ascii")
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def block_reason(verdict: Verdict, default: str) -> str:
@@ -204,6 +209,21 @@ def block_reason(verdict: Verdict, default: str) -> str:
     # Codex and Gemini trim stderr and fail open on what is left empty
     # (codex-rs/hooks/src/common.rs trimmed_non_empty; gemini hookRunner.ts stderr.trim()).
     return reason if isinstance(reason, str) and reason.strip() else default
+
+
+# Put before a block text that would parse as JSON: Gemini CLI reads stdout, else stderr, as JSON
+# first (GM-1) and Qwen Code reads a JSON stderr at exit 2 as the whole answer (QW-1), so "403",
+# "null" or "{}" alone would let the call run.
+JSON_GUARD: Final = "blocked: "
+
+
+def unreadable_as_json(text: str) -> str:
+    """The text, prefixed when the whole of it (trimmed) would parse as a JSON value."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return text
+    return JSON_GUARD + text
 
 
 def rename_input_keys(tool_input: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
@@ -288,6 +308,52 @@ def parse_version(text: object) -> tuple[int, int, int] | None:
         return None
     major, minor, patch = (int(part) if part else 0 for part in found.groups())
     return (major, minor, patch)
+
+
+VersionKey = tuple[int, int, int, int, tuple[tuple[int, int, str], ...]]
+"""A host version in semver precedence order (version_key)."""
+
+
+def version_key(text: object) -> VersionKey | None:
+    """Read a host version for semver-precedence comparison, coerced like parse_version.
+
+    A pre-release sorts before its release (0.172.0-alpha.1 < 0.172.0); its dot-separated ids
+    compare numerically when all digits, else as text, numeric first. None: no digits.
+    """
+    if not isinstance(text, str):
+        return None
+    found = re.search(_VERSION_PRE, text)
+    if found is None:
+        return None
+    major, minor, patch = (int(part) if part else 0 for part in found.groups()[:3])
+    pre = found.group(4)
+    if pre is None:
+        return (major, minor, patch, 1, ())
+    ids = tuple((0, int(i), "") if i.isdigit() else (1, 0, i) for i in pre.split("."))
+    return (major, minor, patch, 0, ids)
+
+
+def window_holds(
+    since: str | None,
+    until: str | None,
+    version: VersionKey | None,
+    supported: tuple[str, str] | None,
+) -> bool:
+    """Tell whether a version fact's window (since inclusive, until exclusive) holds.
+
+    With a version: whether the window holds it. Without one: whether it holds on every version
+    of the supported range (the conservative intersection an unversioned adapter applies).
+    """
+    low = version_key(since)
+    high = version_key(until)
+    if version is not None:
+        return (low is None or low <= version) and (high is None or version < high)
+    if supported is None:
+        return False
+    first, last = version_key(supported[0]), version_key(supported[1])
+    if first is None or last is None:
+        return False
+    return (low is None or low <= first) and (high is None or last < high)
 
 
 def present(value: object) -> TypeGuard[Any]:

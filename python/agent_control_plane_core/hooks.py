@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NoReturn
 
+from ._generated.hosts import HOST_IDS
 from .runtime import entry_adapter, run_hook_entry
 
-__all__ = [
-    "amp_main",
-    "auggie_main",
-    "claude_main",
-    "cline_main",
-    "codex_main",
-    "copilot_main",
-    "crush_main",
-    "cursor_main",
-    "factory_main",
-    "gemini_main",
-    "kiro_main",
-    "main_for",
-    "opencode_main",
-    "qwen_main",
-    "windsurf_main",
-]
+# One <agent>_main per declared host: a new host's console script needs no edit here.
+__all__ = sorted(["main_for", *(f"{agent}_main" for agent in HOST_IDS)])
 
 
 def main_for(agent: str) -> NoReturn:
@@ -98,3 +85,16 @@ def windsurf_main() -> NoReturn:
 def opencode_main() -> NoReturn:
     """acp-opencode-hook (run by the plugin acp install opencode writes, one call per process)."""
     main_for("opencode")
+
+
+def __getattr__(name: str) -> Callable[[], NoReturn]:
+    """acp-<agent>-hook for a declared host without a hand-written entry above."""
+    agent = name.removesuffix("_main")
+    if name.endswith("_main") and agent in HOST_IDS:
+
+        def main() -> NoReturn:
+            main_for(agent)
+
+        main.__doc__ = f"acp-{agent}-hook."
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

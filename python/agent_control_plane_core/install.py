@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from ._generated.constants import EventKinds
+from ._generated.constants import EventKinds, UnrenderedPostures
 from .adapters import AGENT_IDS
+from .runtime import TIMEOUT_ENV
 
 __all__ = ["INSTALLABLE", "SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
 
@@ -62,21 +63,48 @@ class InstallPlan:
                 os.chmod(self.path, self.mode)
                 return True
             return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Write beside the target and rename, so a crash never leaves half a settings file.
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        # M10: a symlinked config (dotfiles) is written through the link, in the target's folder.
+        target = Path(os.path.realpath(self.path))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _check_writable(target)
+            # Write beside the target and rename, so a crash never leaves half a settings file.
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        except OSError as exc:
+            raise InstallError(f"{target}: cannot write ({exc.strerror or exc})") from exc
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(self.after)
-            if self.mode is not None:
-                os.chmod(tmp, self.mode)
-            elif self.path.exists():
-                os.chmod(tmp, self.path.stat().st_mode & 0o7777)
-            os.replace(tmp, self.path)
-        except BaseException:
+            # L5: the replaced file's mode, or for a new file the usual umask default (not 0600);
+            # a program the host executes (Cline's hook) is made executable.
+            mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+            os.chmod(tmp, self.mode if self.mode is not None else mode)
+            os.replace(tmp, target)
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise InstallError(f"{target}: cannot write ({exc.strerror or exc})") from exc
             raise
         return True
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a config the user made read-only (M10): its mode says not to change it."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not mode & 0o222 or not os.access(path, os.W_OK):
+        raise InstallError(
+            f"{path} is read-only (mode {mode & 0o777:o}); make it writable to install, or add"
+            " the entry by hand (`acp install --dry-run` prints it)"
+        )
 
 
 def hook_command(
@@ -87,10 +115,12 @@ def hook_command(
     fail_closed: bool = False,
     codex_version: str | None = None,
     bin_dir: Path | None = None,
+    on_unrendered: str | None = None,
 ) -> list[str]:
     """The argv a host runs: the venv's absolute console script, so no shim sits in front of it."""
     folder = (bin_dir or Path(sys.executable).parent).absolute()
-    if judge is None and policy is None and not fail_closed and codex_version is None:
+    plain = judge is None and policy is None and codex_version is None and on_unrendered is None
+    if plain and not fail_closed:
         return [str(folder / f"acp-{host}-hook")]
     argv = [str(folder / "acp"), "hook", host]
     if codex_version is not None:
@@ -99,6 +129,8 @@ def hook_command(
         argv += ["--judge", judge]
     if policy is not None:
         argv += ["--policy", str(Path(policy).absolute())]
+    if on_unrendered is not None:
+        argv += ["--on-unrendered", on_unrendered]
     if fail_closed:
         argv.append("--fail-closed")
     return argv
@@ -108,6 +140,10 @@ def _is_ours(command: object, host: str) -> bool:
     """Whether a configured command is an entry this installer wrote for this host."""
     if not isinstance(command, str):
         return False
+    if Path(command).name == f"acp-{host}-hook":
+        # L3: a bare program path (Amp's delegate `to`) is compared whole, never shell-split,
+        # so a venv path with a space or a quote is still recognised on reinstall.
+        return True
     try:
         argv = shlex.split(command)
     except ValueError:
@@ -131,7 +167,14 @@ def _load_json(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        loaded = json.loads(text)
+        loaded = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+        )
+    except _Unsafe as exc:
+        raise InstallError(f"{path}: {exc}; fix it by hand so nothing of yours is lost") from exc
     except ValueError as exc:
         raise InstallError(
             f"{path} is not valid JSON ({exc}); fix or move it, then run acp install again"
@@ -139,6 +182,46 @@ def _load_json(path: Path, text: str | None) -> dict[str, Any]:
     if not isinstance(loaded, dict):
         raise InstallError(f"{path} holds a JSON {type(loaded).__name__}, not an object")
     return loaded
+
+
+class _Unsafe(Exception):
+    """Valid JSON that a rewrite would change: a duplicate key, a number JSON cannot carry."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # L5: json.loads keeps only the last of duplicate keys; a rewrite would drop the others.
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Unsafe(f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def _no_constant(name: str) -> Any:
+    raise _Unsafe(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    # L1: 1e400 reads as infinity, which json.dumps would write back as Infinity (not JSON).
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _Unsafe(f"the number {text} is too large to keep as written")
+    return value
+
+
+def _dump_json(path: Path, settings: dict[str, Any], before: str | None = None) -> str:
+    text = json.dumps(settings, indent=_indent_of(before), ensure_ascii=False, allow_nan=False)
+    text += "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # L5: a "\\ud800" escape decodes to a lone surrogate, which has no UTF-8 form.
+        raise InstallError(
+            f"{path} holds a lone surrogate escape (\\u{ord(exc.object[exc.start]):04x});"
+            " fix it by hand"
+        ) from exc
+    return text
 
 
 def _child(parent: dict[str, Any], key: str, kind: type, path: Path) -> Any:
@@ -152,15 +235,34 @@ def _child(parent: dict[str, Any], key: str, kind: type, path: Path) -> Any:
     return value
 
 
-def _merge_handler(groups: list[Any], handler: dict[str, Any], host: str) -> None:
-    """Replace this installer's earlier handler in place, or append a new matcher group."""
+# Keys of our handler the installer owns; a reinstall sets (or, when absent, removes) them.
+_OWNED: Final = frozenset({"type", "command", "bash", "onFailure", "failClosed"})
+# Keys the installer sets on a new handler but keeps when the user tuned them (L4).
+_TUNABLE: Final = frozenset({"timeout", "timeoutSec"})
+
+
+def _update_handler(existing: Any, handler: Mapping[str, Any], timeout_set: bool) -> None:
+    """Update our earlier handler in place: owned keys rewritten, the user's own keys kept."""
+    for key in _OWNED - set(handler):
+        if key in existing:
+            del existing[key]
+    for key, value in handler.items():
+        if key in _TUNABLE and key in existing and not timeout_set:
+            continue
+        existing[key] = value
+
+
+def _merge_handler(
+    groups: list[Any], handler: dict[str, Any], host: str, timeout_set: bool
+) -> None:
+    """Update this installer's earlier handler in place, or append a new matcher group."""
     for group in groups:
         handlers = group.get("hooks") if isinstance(group, Mapping) else None
         if not isinstance(handlers, list):
             continue
-        for index, existing in enumerate(handlers):
-            if isinstance(existing, Mapping) and _is_ours(existing.get("command"), host):
-                handlers[index] = handler
+        for existing in handlers:
+            if isinstance(existing, dict) and _is_ours(existing.get("command"), host):
+                _update_handler(existing, handler, timeout_set)
                 return
     groups.append({"hooks": [handler]})
 
@@ -183,6 +285,7 @@ class _Request:
     plain_argv: list[str]
     fail_closed: bool
     timeout_s: int
+    timeout_set: bool = True
 
 
 def _command(request: _Request, kind: str) -> tuple[str, bool]:
@@ -190,6 +293,17 @@ def _command(request: _Request, kind: str) -> tuple[str, bool]:
     # contract.md §7: fail closed only where exit 2 stops a tool call.
     closed = request.fail_closed and kind in _TOOL_KINDS
     return shlex.join(request.argv if closed else request.plain_argv), closed
+
+
+def _indent_of(before: str | None) -> int | str:
+    """The indentation the file already had (N36: a small diff), else 2."""
+    indent: int | str = 2
+    if before:
+        first = next((line for line in before.splitlines()[1:] if line.strip()), "")
+        lead = first[: len(first) - len(first.lstrip())]
+        if lead == "\t" or (lead and set(lead) == {" "}):
+            indent = "\t" if lead == "\t" else len(lead)
+    return indent
 
 
 def _no_fail_closed(request: _Request, host_name: str) -> tuple[str, ...]:
@@ -227,8 +341,9 @@ def _json_hooks(
             handler["onFailure"] = "block"
         if closed and closed_fields:
             handler.update(closed_fields)
-        _merge_handler(_child(hooks, event, list, request.path), handler, request.host)
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
+        groups = _child(hooks, event, list, request.path)
+        _merge_handler(groups, handler, request.host, request.timeout_set)
+    return _dump_json(request.path, settings, before), before
 
 
 # Kinds the Claude family cannot block but whose answer still reaches the model: PostToolUse
@@ -286,22 +401,36 @@ def _qwen(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    notes: tuple[str, ...] = ("Codex runs a new hook only after you trust it with /hooks.",)
+    # CX-8: codex exec skips an untrusted hook without a word, so headless runs are unguarded.
+    notes: tuple[str, ...] = (
+        "Codex runs a hook only once you trust it in the TUI /hooks screen, and again after it"
+        " changes (shown as modified); codex exec skips untrusted hooks without a message, so"
+        " a headless run is unguarded unless automation that vets the hook file passes"
+        " --dangerously-bypass-hook-trust.",
+    )
     if "--codex-version" not in request.argv:
-        # Codex payloads carry no version (host-protocols.md §2): without one nothing can block.
+        from ._generated.hosts import codex
+
+        # CX-9: payloads carry no version; without one the hook renders what holds on every
+        # supported version: denies block, the channels older releases reject are not used.
+        low, high = codex.SUPPORTED_VERSIONS or ("?", "?")
         notes += (
-            "No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, every Codex"
-            " call is observe-only and never blocked.",
+            f"No --codex-version: unless ACP_CODEX_VERSION is set where Codex runs, the hook"
+            f" answers in the form every Codex from {low} to {high} accepts: denies block, but"
+            " PreToolUse context and rewrites are not sent (a rewrite is refused).",
         )
     notes += _no_fail_closed(request, "Codex")
     if request.path.suffix == ".json":
         after, before = _json_hooks(request, timeout_ms=False, on_failure=False)
         return after, before, notes
-    return (*_codex_toml(request), notes)
+    after, before, rewritten = _codex_toml(request)
+    return after, before, notes + rewritten
 
 
-def _codex_toml(request: _Request) -> tuple[str, str | None]:
+def _codex_toml(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """~/.codex/config.toml: [[hooks.<Event>]] with [[hooks.<Event>.hooks]], comments kept."""
+    import tomllib
+
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
@@ -314,41 +443,115 @@ def _codex_toml(request: _Request) -> tuple[str, str | None]:
     hooks_plain = plain.get("hooks", {})
     if not isinstance(hooks_plain, dict):
         raise InstallError(f"{request.path}: 'hooks' is not a table; fix it by hand")
+    notes: tuple[str, ...] = ()
     if "hooks" not in document:
         document["hooks"] = tomlkit.table(is_super_table=True)
+    elif not _canonical_toml_hooks(document["hooks"]):
+        # H3: inline tables, inline arrays and dotted keys cannot take [[hooks.<Event>]] tables;
+        # the same data is rewritten in that form (checked below before anything is written).
+        document.remove("hooks")
+        document["hooks"] = _toml_hooks_table(request.path, hooks_plain)
+        notes = ("hooks were rewritten as [[hooks.<Event>]] tables (same content).",)
     hooks: Any = document["hooks"]
+    expected = {event: list(groups) for event, groups in hooks_plain.items()}
     for kind, event in _native_events(request.host):
         command, _ = _command(request, kind)
         handler = {"type": "command", "command": command, "timeout": request.timeout_s}
-        if event not in hooks:
+        if event not in hooks or not isinstance(hooks[event], tomlkit.items.AoT):
             hooks[event] = tomlkit.aot()
         groups: Any = hooks[event]
-        if not isinstance(groups.unwrap(), list):
-            raise InstallError(f"{request.path}: hooks.{event} is not an array of tables")
-        if not _replace_toml_handler(groups, handler, request.host):
+        if not _replace_toml_handler(groups, handler, request.host, request.timeout_set):
             group = tomlkit.table()
             inner = tomlkit.aot()
             inner.append(tomlkit.item(handler))
             group["hooks"] = inner
             groups.append(group)
-    return tomlkit.dumps(document), before
+        expected[event] = groups.unwrap()
+    after = tomlkit.dumps(document)
+    # H3: re-read what would be written; a merge that is not valid TOML, or that changed
+    # anything but our handlers, is refused with the file untouched.
+    try:
+        reread = tomllib.loads(after)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(
+            f"{request.path}: cannot merge into this form of hooks ({exc}); rewrite it as"
+            " [[hooks.<Event>]] tables and run acp install again"
+        ) from exc
+    others = {key: value for key, value in plain.items() if key != "hooks"}
+    if (
+        reread.get("hooks") != expected
+        or {key: value for key, value in reread.items() if key != "hooks"} != others
+    ):
+        raise InstallError(
+            f"{request.path}: merging would change more than our hook entries; rewrite hooks"
+            " as [[hooks.<Event>]] tables and run acp install again"
+        )
+    return after, before, notes
 
 
-def _replace_toml_handler(groups: Any, handler: dict[str, Any], host: str) -> bool:
+def _canonical_toml_hooks(hooks: Any) -> bool:
+    """Whether hooks is a [hooks] table of [[hooks.<Event>]] arrays of [[…hooks]] tables."""
+    import tomlkit
+
+    if not isinstance(hooks, tomlkit.items.Table):
+        return False
+    for value in hooks.values():
+        if not isinstance(value, tomlkit.items.AoT):
+            return False
+        for group in value:
+            inner = group.get("hooks")
+            if inner is not None and not isinstance(inner, tomlkit.items.AoT):
+                return False
+    return True
+
+
+def _toml_hooks_table(path: Path, hooks: Mapping[str, Any]) -> Any:
+    """The hooks data as [[hooks.<Event>]] tables, or InstallError naming what does not fit."""
+    import tomlkit
+
+    table = tomlkit.table(is_super_table=True)
+    for event, groups in hooks.items():
+        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+            raise InstallError(f"{path}: hooks.{event} is not an array of tables; fix it by hand")
+        if not groups:
+            table[event] = tomlkit.array()
+            continue
+        aot = tomlkit.aot()
+        for group in groups:
+            entry = tomlkit.table()
+            for key, value in group.items():
+                if (
+                    key == "hooks"
+                    and isinstance(value, list)
+                    and all(isinstance(h, dict) for h in value)
+                ):
+                    inner = tomlkit.aot()
+                    for handler in value:
+                        inner.append(tomlkit.item(handler))
+                    entry[key] = inner
+                else:
+                    entry[key] = value
+            aot.append(entry)
+        table[event] = aot
+    return table
+
+
+def _replace_toml_handler(
+    groups: Any, handler: dict[str, Any], host: str, timeout_set: bool
+) -> bool:
     for group in groups:
         handlers = group.get("hooks") if hasattr(group, "get") else None
         if handlers is None:
             continue
         for existing in handlers:
             if hasattr(existing, "get") and _is_ours(existing.get("command"), host):
-                for key, value in handler.items():
-                    existing[key] = value
+                _update_handler(existing, handler, timeout_set)
                 return True
     return False
 
 
 def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    """amp.permissions: a delegate rule for every tool, first, so the guard sees every call."""
+    """amp.permissions: a delegate rule for every tool, after the user's ask and reject rules."""
     if len(request.argv) > 1:
         raise InstallError(
             "amp runs its delegate program without arguments: drop --judge/--policy/--fail-closed"
@@ -361,12 +564,33 @@ def _amp(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     mine = [r for r in rules if isinstance(r, Mapping) and _is_ours(r.get("to"), request.host)]
     for old in mine:
         rules.remove(old)
-    rules.insert(0, rule)
-    notes = (
-        "The delegate rule is first, so every call reaches the guard; a guard's allow (exit 0)"
-        " then allows the call, ahead of your later rules.",
+    # H2: Amp takes the first matching rule, and the guard's exit 0 allows the call. The user's
+    # stricter rules (ask, reject, another delegate) must stay ahead of ours, so they still win;
+    # only their allow rules may follow it, since the guard is stricter than an allow.
+    stricter = [
+        index
+        for index, r in enumerate(rules)
+        if not (isinstance(r, Mapping) and r.get("action") == "allow")
+    ]
+    position = stricter[-1] + 1 if stricter else 0
+    for r in rules[:position]:
+        if isinstance(r, Mapping) and r.get("tool") == "*" and r.get("action") != "allow":
+            raise InstallError(
+                f"{request.path}: your rule {json.dumps(r)} matches every tool before the guard"
+                " could see it, so a delegate rule would never run; remove it or put the"
+                f" delegate {json.dumps(rule)} where you want it by hand"
+            )
+    rules.insert(position, rule)
+    order = ", ".join(
+        f"{r.get('tool')} {r.get('action')}{' (acp)' if r is rule else ''}"
+        for r in rules
+        if isinstance(r, Mapping)
     )
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
+    notes = (
+        f"amp.permissions order (first match wins): {order}. The guard sees only calls no rule"
+        " ahead of it matched; its allow (exit 0) allows the call.",
+    )
+    return _dump_json(request.path, settings, before), before, notes
 
 
 def _flat_hooks(
@@ -380,13 +604,13 @@ def _flat_hooks(
     for kind, event in _native_events(request.host):
         handler = handler_for(*_command(request, kind))
         handlers = _child(hooks, event, list, request.path)
-        for index, existing in enumerate(handlers):
-            if isinstance(existing, Mapping) and _is_ours(existing.get(command_key), request.host):
-                handlers[index] = handler
+        for existing in handlers:
+            if isinstance(existing, dict) and _is_ours(existing.get(command_key), request.host):
+                _update_handler(existing, handler, request.timeout_set)
                 break
         else:
             handlers.append(handler)
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before
+    return _dump_json(request.path, settings, before), before
 
 
 def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -411,12 +635,27 @@ def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """.github/hooks/<file>.json: {"type": "command", "bash", "timeoutSec"} per event."""
 
+    # CP-1: Copilot lets the call run when a hook times out, so the hook gets its own deadline a
+    # little earlier and answers with its failure body, a deny, before Copilot gives up.
+    limit_ms = request.timeout_s * 1000
+    deadline_ms = limit_ms - min(5000, limit_ms // 3)
+
     def handler(command: str, closed: bool) -> dict[str, Any]:
-        return {"type": "command", "bash": command, "timeoutSec": request.timeout_s}
+        return {
+            "type": "command",
+            "bash": command,
+            "timeoutSec": request.timeout_s,
+            "env": {TIMEOUT_ENV: str(deadline_ms)},
+        }
 
     after, before = _flat_hooks(request, "bash", handler)
-    # preToolUse fails closed by itself (host-protocols.md §6): a hook that never starts blocks.
-    notes = ("Copilot CLI denies a call when its preToolUse hook fails or times out.",)
+    notes = (
+        f"Copilot CLI lets a call run when its hook times out or crashes: the entry sets"
+        f" {TIMEOUT_ENV}={deadline_ms} so the hook denies by itself before the"
+        f" {request.timeout_s} s timeoutSec.",
+        "Copilot CLI loads repository hooks only in a trusted folder: in CI trust the folder,"
+        " set COPILOT_ALLOW_ALL=true, or install at user scope (acp install copilot --user).",
+    )
     return after, before, notes
 
 
@@ -528,7 +767,7 @@ def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         " matching call.",
         *_no_fail_closed(request, "Kiro CLI"),
     )
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n", before, notes
+    return _dump_json(request.path, settings), before, notes
 
 
 # The plugin acp install copies for opencode (generated from templates/opencode/), and the one line
@@ -676,9 +915,10 @@ def plan_install(
     judge: str | None = None,
     policy: str | None = None,
     fail_closed: bool = False,
-    timeout_s: int = 30,
+    timeout_s: int | None = None,
     codex_version: str | None = None,
     bin_dir: Path | None = None,
+    on_unrendered: str | None = None,
 ) -> InstallPlan:
     """Plan the configuration change that registers this host's hook entry; nothing is written."""
     if host not in _HOSTS:
@@ -688,10 +928,14 @@ def plan_install(
         raise InstallError(f"{host!r} has an installer entry but no adapter")
     if scope not in SCOPES:
         raise InstallError(f"scope {scope!r} is not one of {', '.join(SCOPES)}")
-    if timeout_s <= 0:
+    if timeout_s is not None and timeout_s <= 0:
         raise InstallError(f"timeout {timeout_s} must be a positive number of seconds")
     if codex_version is not None and host != "codex":
         raise InstallError(f"--codex-version is a Codex option; {host} takes none")
+    if on_unrendered is not None and on_unrendered not in UnrenderedPostures.ALL:
+        raise InstallError(
+            f"--on-unrendered {on_unrendered!r} is not one of {', '.join(UnrenderedPostures.ALL)}"
+        )
     project_path, user_path, entry = _HOSTS[host]
     base = (root or Path.cwd()) if scope == "project" else (home or Path.home())
     path = base.absolute() / (project_path if scope == "project" else user_path)
@@ -702,24 +946,56 @@ def plan_install(
             f"{script} does not exist: install agent-control-plane-core in this environment"
             " (or pass the folder of its console scripts)"
         )
-    request = _Request(
-        host=host,
-        path=path,
-        argv=hook_command(
+
+    def argv(closed: bool) -> list[str]:
+        return hook_command(
             host,
             judge=judge,
             policy=policy,
-            fail_closed=fail_closed,
+            fail_closed=closed,
             codex_version=codex_version,
             bin_dir=folder,
-        ),
-        plain_argv=hook_command(
-            host, judge=judge, policy=policy, codex_version=codex_version, bin_dir=folder
-        ),
+            on_unrendered=on_unrendered,
+        )
+
+    request = _Request(
+        host=host,
+        path=path,
+        argv=argv(fail_closed),
+        plain_argv=argv(False),
         fail_closed=fail_closed,
-        timeout_s=timeout_s,
+        timeout_s=30 if timeout_s is None else timeout_s,
+        timeout_set=timeout_s is not None,
     )
     after, before, notes = entry(request)
-    notes = (*notes, *_shared_hook_notes(host, scope, base))
-    mode = _EXECUTABLE if host in _EXECUTED else None
-    return InstallPlan(host=host, path=path, before=before, after=after, notes=notes, mode=mode)
+    if after != before:
+        _check_writable(Path(os.path.realpath(path)))
+    return InstallPlan(
+        host=host,
+        path=path,
+        before=before,
+        after=after,
+        notes=(*notes, *_shared_hook_notes(host, scope, base), _registered(host, judge, policy)),
+        mode=_EXECUTABLE if host in _EXECUTED else None,
+    )
+
+
+def _registered(host: str, judge: str | None, policy: str | None) -> str:
+    """What the entry runs, checked now (N2): the judge imports, the rule file loads."""
+    from ._judges import JudgeLoadError, load_judge
+
+    try:
+        if policy is not None:
+            from .policy import load_policy_judge
+
+            loaded = load_policy_judge(str(Path(policy).absolute()))
+            return f"acp-{host}-hook runs the policy {loaded.source}."
+        if judge is not None:
+            load_judge(judge)
+            return f"acp-{host}-hook runs the judge {judge}."
+    except JudgeLoadError as exc:
+        raise InstallError(f"not registered: {exc}") from exc
+    return (
+        f"acp-{host}-hook runs the demo judge, which blocks only rm -rf, unless ACP_POLICY or"
+        " ACP_JUDGE is set where the host runs it; pass --policy or --judge to register your own."
+    )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any, Final, NamedTuple
 
@@ -16,22 +17,32 @@ from ._generated.constants import (
     Decisions,
     EventKind,
     EventKinds,
+    PolicyCommandFields,
     PolicyFields,
     PolicyRewriteFields,
     PolicyRuleFields,
+    UnparsedOutcome,
+    UnparsedOutcomes,
     UnrenderedDecision,
     UnrenderedDecisions,
 )
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
+from ._judges import JudgeLoadError
 from ._model_base import ABSENT
 from .contract import call_class, present
-from .runtime import JudgeLoadError
 
-__all__ = ["MATCH_LIMIT_BYTES", "PolicyJudge", "check_policy_file", "load_policy_judge"]
+__all__ = [
+    "MATCH_LIMIT_BYTES",
+    "Explanation",
+    "PolicyJudge",
+    "check_policy_file",
+    "load_policy_judge",
+    "read_policy_file",
+]
 
 MATCH_LIMIT_BYTES: Final = 64 * 1024
-"""Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted (issue 9)."""
+"""Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted."""
 
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
 # mcp_server_tool names (host-protocols.md §3 versus §1, §2, §4).
@@ -39,6 +50,14 @@ _DOUBLE_MCP: Final = "mcp__"
 _TOP_LEVEL: Final = frozenset(PolicyFields.ALL)
 _RULE_KEYS: Final = frozenset(PolicyRuleFields.ALL)
 _REWRITE_KEYS: Final = frozenset(PolicyRewriteFields.ALL)
+_COMMAND_KEYS: Final = frozenset(PolicyCommandFields.ALL)
+# The compiled cache beside a rule file: the TOML parsed once, re-read as JSON while the file's
+# mtime, size and checksum stay the same (issue 16: no tomllib import per hook call).
+_CACHE_FORMAT: Final = 1
+_CACHE_NAME: Final = ".{}.acp-cache.json"
+_BLOCKING: Final = frozenset({Decisions.DENY, Decisions.ASK})
+_UNPARSED_NOTE: Final = " (on_unparsed = match)"
+_STRICTNESS: Final = {Decisions.ALLOW: 0, Decisions.ASK: 1, Decisions.DENY: 2}
 _LIMIT_TEXT: Final = f"{MATCH_LIMIT_BYTES // 1024} KiB"
 _CUT_NOTE: Final = f" [cut by policy: text past the first {_LIMIT_TEXT} is not passed on unscanned]"
 _FIX: Final = "fix the rule file (`acp policy check FILE` lists every error)"
@@ -46,9 +65,39 @@ _FIX: Final = "fix the rule file (`acp policy check FILE` lists every error)"
 
 # NamedTuple, not a frozen dataclass: building a dataclass costs milliseconds at import, and
 # this module loads on every hook call that has ACP_POLICY set.
+class _Lazy:
+    """A pattern compiled on first use: a hook call compiles only the patterns it reaches."""
+
+    __slots__ = ("_compiled", "_is_glob", "pattern")
+
+    def __init__(self, pattern: str, *, glob: bool = False) -> None:
+        self.pattern = pattern
+        self._is_glob = glob
+        self._compiled: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        """The compiled regular expression (a glob is translated first)."""
+        if self._compiled is None:
+            self._compiled = _glob(self.pattern) if self._is_glob else re.compile(self.pattern)
+        return self._compiled
+
+
 class _Rewrite(NamedTuple):
-    pattern: re.Pattern[str]
+    pattern: _Lazy
     replacement: str
+
+
+class _Command(NamedTuple):
+    programs: tuple[str, ...] | None
+    fold_case: bool
+    subcommands: tuple[str, ...] | None
+    value_options: frozenset[str]
+    aliases: Mapping[str, str]
+    all_flags: frozenset[str]
+    any_flags: frozenset[str]
+    args: tuple[_Lazy, ...] | None
+    piped_from: tuple[str, ...] | None
+    long_names: tuple[str, ...]  # every long option the condition names, for prefix reading
 
 
 class _Rule(NamedTuple):
@@ -56,12 +105,23 @@ class _Rule(NamedTuple):
     tools: tuple[str, ...] | None
     events: frozenset[EventKind] | None
     field: str | None
-    match: re.Pattern[str] | None
+    match: _Lazy | None
+    command: _Command | None
+    paths: tuple[_Lazy, ...] | None
+    on_unparsed: UnparsedOutcome
     decision: Decision
     reason: str | None
     context: str | None
     rewrite: _Rewrite | None
     on_unrendered: UnrenderedDecision
+
+
+class Explanation(NamedTuple):
+    """Which rule decided a call (None: no rule matched), the verdict, and why the rule matched."""
+
+    rule: str | None
+    verdict: Verdict
+    why: tuple[str, ...]
 
 
 class PolicyJudge:
@@ -76,31 +136,130 @@ class PolicyJudge:
 
     def __call__(self, event: ToolCallEvent) -> Verdict:
         """The verdict of the first rule that matches the event; allow when none does."""
+        return self.explain(event).verdict
+
+    def explain(self, event: ToolCallEvent) -> Explanation:
+        """The deciding rule, its verdict and the tokens or paths that made it match."""
+        memo: dict[int, Any] = {}
+        pending: Explanation | None = None
         for rule in self._rules:
-            verdict = _apply(rule, event)
-            if verdict is not None:
-                return verdict
-        return Verdict(decision=Decisions.ALLOW)
+            why: list[str] = []
+            verdict = _apply(rule, event, why, memo)
+            if verdict is None:
+                continue
+            unparsed = any(line.endswith(_UNPARSED_NOTE) for line in why)
+            if pending is None and not unparsed:
+                return Explanation(rule.label, verdict, tuple(why))
+            if pending is None:
+                # Matched only because part of the input is unreadable: a later rule that matches
+                # what was read, with a decision at least as strict, decides instead (its reason
+                # is the accurate one); none does, this rule decides.
+                pending = Explanation(rule.label, verdict, tuple(why))
+            elif not unparsed and _STRICTNESS.get(verdict.decision, 0) >= _STRICTNESS.get(
+                pending.verdict.decision, 0
+            ):
+                return Explanation(rule.label, verdict, tuple(why))
+        if pending is not None:
+            return pending
+        return Explanation(None, Verdict(decision=Decisions.ALLOW), ())
+
+    def commands(self, event: ToolCallEvent) -> list[str]:
+        """The simple commands the splitter finds in the value the first command rule reads."""
+        for rule in self._rules:
+            if rule.command is None:
+                continue
+            if rule.events is not None and event.event not in rule.events:
+                continue
+            if rule.tools is not None and not _tool_selected(rule.tools, event):
+                continue
+            key = _input_key(rule, event)
+            if key is None or key not in event.input:
+                continue
+            lines = []
+            for parsed in _parsed(event.input[key], {}):
+                for command in parsed.commands:
+                    via = "".join(f"{name} > " for name in command.via)
+                    lines.append(via + _short(" ".join(command.argv), 120))
+                lines += [f"(cannot split: {problem})" for problem in parsed.problems]
+            return lines
+        return []
 
 
 def load_policy_judge(path: str) -> PolicyJudge:
     """Load a TOML rule file into a judge; raise JudgeLoadError naming the file, rule and field."""
-    import tomllib
+    data, cached = _cached_data(path)
+    # A cache is written only for a file that compiled: its patterns need no check again.
+    rules, problems = _compile(data, checked=cached)
+    if problems and cached:
+        # A cache edited by hand or by another version: the TOML file is the source of truth.
+        data = _parse_toml(path, _read_rule_file(path)[0])
+        rules, problems = _compile(data)
+    if problems:
+        raise JudgeLoadError(f"policy {path}: " + "; ".join(problems) + f"; {_FIX}")
+    return PolicyJudge(rules, path)
 
+
+def _cached_data(path: str) -> tuple[Mapping[str, Any], bool]:
+    """The rule file's data: from the compiled cache when it is current, else parsed and cached."""
     try:
-        with open(path, "rb") as policy_file:
-            data = tomllib.load(policy_file)
+        raw, stat = _read_rule_file(path)
     except OSError as exc:
         raise JudgeLoadError(
             f"policy {path}: cannot read the rule file ({exc.strerror or exc});"
             " point ACP_POLICY or --policy at a readable TOML file"
         ) from exc
-    except tomllib.TOMLDecodeError as exc:
+    from binascii import crc32
+
+    key = [_CACHE_FORMAT, stat.st_mtime_ns, stat.st_size, crc32(raw)]
+    directory, name = os.path.split(path)
+    cache = os.path.join(directory, _CACHE_NAME.format(name))
+    try:
+        with open(cache, encoding="utf-8") as cache_file:
+            cached = json.load(cache_file)
+        if isinstance(cached, dict) and cached.get("key") == key:
+            data = cached.get("policy")
+            if isinstance(data, dict):
+                return data, True
+    except (OSError, ValueError):
+        pass  # no cache, or a stale or broken one: parse the TOML
+    data = _parse_toml(path, raw)
+    # Tests are for `acp policy test`, not for the hook: the cache keeps the rules only.
+    policy = {key_: value for key_, value in data.items() if key_ != PolicyFields.TESTS}
+    if not _compile(policy)[1]:
+        _write_cache(cache, {"key": key, "policy": policy})
+    return policy, False
+
+
+def _parse_toml(path: str, raw: bytes) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise JudgeLoadError(f"policy {path}: not valid TOML ({exc}); {_FIX}") from exc
-    rules, problems = _compile(data)
-    if problems:
-        raise JudgeLoadError(f"policy {path}: " + "; ".join(problems) + f"; {_FIX}")
-    return PolicyJudge(rules, path)
+
+
+def _write_cache(cache: str, content: object) -> None:
+    """Write the cache atomically; an unwritable directory just means no cache."""
+    temporary = f"{cache}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            json.dump(content, out, ensure_ascii=False, separators=(",", ":"))
+        os.replace(temporary, cache)
+    except (OSError, TypeError, ValueError):
+        from contextlib import suppress
+
+        with suppress(OSError):
+            os.unlink(temporary)
+
+
+def read_policy_file(path: str) -> dict[str, Any]:
+    """The whole rule file as data, tests included (for the acp policy commands)."""
+    try:
+        raw = _read_rule_file(path)[0]
+    except OSError as exc:
+        raise JudgeLoadError(f"policy {path}: cannot read ({exc.strerror or exc})") from exc
+    return _parse_toml(path, raw)
 
 
 def check_policy_file(path: str) -> list[str]:
@@ -110,10 +269,12 @@ def check_policy_file(path: str) -> list[str]:
     from .schemas import validator_for
 
     try:
-        with open(path, "rb") as policy_file:
-            data = tomllib.load(policy_file)
+        data = tomllib.loads(_read_rule_file(path)[0].decode("utf-8"))
     except OSError as exc:
         return [f"cannot read ({exc.strerror or exc})"]
+    except UnicodeDecodeError as exc:
+        # L10: one line naming the byte, not a traceback.
+        return [f"not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start})"]
     except tomllib.TOMLDecodeError as exc:
         return [f"not valid TOML ({exc})"]
     problems = []
@@ -135,24 +296,40 @@ def check_policy_file(path: str) -> list[str]:
     return problems
 
 
+def _read_rule_file(path: str) -> tuple[bytes, os.stat_result]:
+    """The rule file's bytes and status; a FIFO or device is refused rather than read (L10, R6)."""
+    import stat
+
+    # O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    with open(fd, "rb") as policy_file:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return policy_file.read(), status
+
+
 def _where(data: object, path: list[str | int]) -> str:
-    """Name the rule (index and name) and the field an error path points at."""
-    if len(path) >= 2 and path[0] == PolicyFields.RULES and isinstance(path[1], int):
-        rules = data.get(PolicyFields.RULES) if isinstance(data, dict) else None
-        rule = rules[path[1]] if isinstance(rules, list) and path[1] < len(rules) else None
-        where = _label(path[1], rule)
-        if len(path) > 2:
-            where += ", field " + ".".join(str(part) for part in path[2:])
-        return where
+    """Name the rule or test (index and name) and the field an error path points at."""
+    if len(path) >= 2 and path[0] in (PolicyFields.RULES, PolicyFields.TESTS):
+        table = str(path[0])
+        entries = data.get(table) if isinstance(data, dict) else None
+        index = path[1]
+        if isinstance(index, int):
+            entry = entries[index] if isinstance(entries, list) and index < len(entries) else None
+            where = _label(index, entry, table)
+            if len(path) > 2:
+                where += ", field " + ".".join(str(part) for part in path[2:])
+            return where
     return "top level" + (", field " + ".".join(map(str, path)) if path else "")
 
 
-def _label(index: int, rule: object) -> str:
+def _label(index: int, rule: object, table: str = PolicyFields.RULES) -> str:
     name = rule.get(PolicyRuleFields.NAME) if isinstance(rule, dict) else None
-    return f"rules[{index}]" + (f" ({name!r})" if isinstance(name, str) else "")
+    return f"{table}[{index}]" + (f" ({name!r})" if isinstance(name, str) else "")
 
 
-def _compile(data: Mapping[str, Any]) -> tuple[list[_Rule], list[str]]:
+def _compile(data: Mapping[str, Any], *, checked: bool = False) -> tuple[list[_Rule], list[str]]:
     """Build the rules without a schema validator (hook path); return them and every problem."""
     problems = [
         f"top level, field {key}: not a policy field (known: {', '.join(sorted(_TOP_LEVEL))})"
@@ -172,14 +349,14 @@ def _compile(data: Mapping[str, Any]) -> tuple[list[_Rule], list[str]]:
             problems.append(f"{label}: not a table")
             continue
         found: list[str] = []
-        rule = _rule(raw, label, found)
+        rule = _rule(raw, label, found, checked)
         problems += [f"{label}, {text}" for text in found]
         if rule is not None and not found:
             rules.append(rule)
     return rules, problems
 
 
-def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | None:
+def _rule(raw: Mapping[str, Any], label: str, problems: list[str], checked: bool) -> _Rule | None:
     """One rule from its table; problems get one entry per bad field."""
     fields = PolicyRuleFields
     for key in sorted(set(raw) - _RULE_KEYS):
@@ -218,12 +395,22 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | No
             f"field {fields.ON_UNRENDERED}: {on_unrendered!r} is not one of"
             f" {', '.join(UnrenderedDecisions.ALL)}"
         )
+    on_unparsed = raw.get(fields.ON_UNPARSED, UnparsedOutcomes.MATCH)
+    if on_unparsed not in UnparsedOutcomes.ALL:
+        problems.append(
+            f"field {fields.ON_UNPARSED}: {on_unparsed!r} is not one of"
+            f" {', '.join(UnparsedOutcomes.ALL)}"
+        )
     field = text(fields.FIELD, non_empty=True)
     match_text = text(fields.MATCH)
-    match = _regex(match_text, fields.MATCH, problems) if match_text is not None else None
+    match = None if match_text is None else _regex(match_text, fields.MATCH, problems, checked)
+    command = _command(raw.get(fields.COMMAND), problems)
+    path_globs = _strings(raw, fields.PATHS, problems)
+    if path_globs is not None and (not path_globs or not all(path_globs)):
+        problems.append(f"field {fields.PATHS}: must list at least one non-empty pattern")
     reason = text(fields.REASON)
     context = text(fields.CONTEXT)
-    rewrite = _rewrite(raw.get(fields.REWRITE), problems)
+    rewrite = _rewrite(raw.get(fields.REWRITE), problems, checked)
     if problems:
         return None
     return _Rule(
@@ -232,6 +419,9 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | No
         events=None if events is None else frozenset(k for k in EventKinds.ALL if k in events),
         field=field,
         match=match,
+        command=command,
+        paths=None if path_globs is None else tuple(_Lazy(g, glob=True) for g in path_globs),
+        on_unparsed=on_unparsed,
         decision=decision,
         reason=reason,
         context=context,
@@ -240,25 +430,124 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str]) -> _Rule | No
     )
 
 
-def _strings(raw: Mapping[str, Any], key: str, problems: list[str]) -> list[str] | None:
+def _command(value: object, problems: list[str]) -> _Command | None:
+    """The command condition of a rule, or None (absent or broken, with the problem noted)."""
+    key = PolicyRuleFields.COMMAND
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        problems.append(f"field {key}: must be a table of {', '.join(PolicyCommandFields.ALL)}")
+        return None
+    fields = PolicyCommandFields
+    found: list[str] = []
+    for extra in sorted(set(value) - _COMMAND_KEYS):
+        found.append(f"field {key}.{extra}: not a command field (known: {', '.join(fields.ALL)})")
+
+    def globs(name: str, *, flag: bool = False, empty: bool = False) -> list[str] | None:
+        items = _strings(value, name, found, prefix=f"{key}.")
+        if items is None:
+            return None
+        if (not items and not empty) or not all(items):
+            found.append(f"field {key}.{name}: must list at least one non-empty entry")
+        elif flag and not all(item.startswith("-") for item in items):
+            found.append(f"field {key}.{name}: every option starts with '-' (got {items!r})")
+        return items
+
+    fold = value.get(fields.FOLD_CASE, False)
+    if not isinstance(fold, bool):
+        found.append(f"field {key}.{fields.FOLD_CASE}: must be true or false")
+    aliases = value.get(fields.ALIASES, {})
+    if not isinstance(aliases, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k.startswith("-") and v.startswith("-")
+        for k, v in aliases.items()
+    ):
+        found.append(f"field {key}.{fields.ALIASES}: must be a table of option = option")
+        aliases = {}
+    programs = globs(fields.PROGRAM)
+    subcommands = globs(fields.SUBCOMMAND)
+    value_options = globs(fields.VALUE_OPTIONS, flag=True, empty=True) or []
+    all_flags = globs(fields.ALL_FLAGS, flag=True) or []
+    any_flags = globs(fields.ANY_FLAGS, flag=True) or []
+    args = globs(fields.ARGS)
+    piped_from = globs(fields.PIPED_FROM)
+    problems += found
+    if found:
+        return None
+    named = {*aliases, *aliases.values(), *all_flags, *any_flags, *value_options}
+    return _Command(
+        programs=None if programs is None else tuple(p.lower() if fold else p for p in programs),
+        fold_case=bool(fold),
+        subcommands=None if subcommands is None else tuple(subcommands),
+        value_options=frozenset(value_options),
+        aliases=dict(aliases),
+        all_flags=frozenset(all_flags),
+        any_flags=frozenset(any_flags),
+        args=None if args is None else tuple(_Lazy(g, glob=True) for g in args),
+        piped_from=None if piped_from is None else tuple(piped_from),
+        long_names=tuple(sorted(name for name in named if name.startswith("--"))),
+    )
+
+
+def _strings(
+    raw: Mapping[str, Any], key: str, problems: list[str], prefix: str = ""
+) -> list[str] | None:
     value = raw.get(key)
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        problems.append(f"field {key}: must be an array of strings")
+        problems.append(f"field {prefix}{key}: must be an array of strings")
         return None
     return value
 
 
-def _regex(pattern: str, key: str, problems: list[str]) -> re.Pattern[str] | None:
+def _regex(pattern: str, key: str, problems: list[str], checked: bool = False) -> _Lazy | None:
+    lazy = _Lazy(pattern)
+    if checked:
+        return lazy
     try:
-        return re.compile(pattern)
+        lazy.get()
+        return lazy
     except re.error as exc:
         problems.append(f"field {key}: {pattern!r} is not a valid regular expression ({exc})")
         return None
 
 
-def _rewrite(value: object, problems: list[str]) -> _Rewrite | None:
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A path glob as a regex over a normalized absolute path (policy.schema.json paths)."""
+    text = pattern.replace("\\", "/")
+    if not text.startswith("/"):
+        text = "**/" + text  # a relative pattern matches at any depth
+    out = []
+    index = 0
+    while index < len(text):
+        if text.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+        elif text.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif text[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif text[index] == "?":
+            out.append("[^/]")
+            index += 1
+        elif text[index] == "[" and "]" in text[index + 2 :]:
+            end = text.index("]", index + 2)
+            body = text[index + 1 : end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            index = end + 1
+        else:
+            out.append(re.escape(text[index]))
+            index += 1
+    if text.endswith("/**"):
+        out[-2:] = ["(?:/.*)?"] if out[-2:] == [re.escape("/"), ".*"] else out[-2:]
+    return re.compile(r"\A(?:" + "".join(out) + r")\Z", re.DOTALL)
+
+
+def _rewrite(value: object, problems: list[str], checked: bool = False) -> _Rewrite | None:
     key = PolicyRuleFields.REWRITE
     if value is None:
         return None
@@ -277,17 +566,20 @@ def _rewrite(value: object, problems: list[str]) -> _Rewrite | None:
     if not isinstance(pattern_text, str):
         problems.append(f"field {key}.{PolicyRewriteFields.PATTERN}: missing or not a string")
     else:
-        pattern = _regex(pattern_text, f"{key}.{PolicyRewriteFields.PATTERN}", problems)
+        pattern = _regex(pattern_text, f"{key}.{PolicyRewriteFields.PATTERN}", problems, checked)
     if not isinstance(replacement, str):
         problems.append(f"field {key}.{PolicyRewriteFields.REPLACEMENT}: missing or not a string")
         return None
     if pattern is None:
         return None
+    if checked:
+        return _Rewrite(pattern, replacement)
     # Expand the replacement once against an empty pattern with the same groups, so a bad group
     # reference (\9, \g<missing>) fails at load time rather than on some later call.
-    names = {index: name for name, index in pattern.groupindex.items()}
+    compiled = pattern.get()
+    names = {index: name for name, index in compiled.groupindex.items()}
     shape = "".join(
-        f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, pattern.groups + 1)
+        f"(?P<{names[i]}>)" if i in names else "()" for i in range(1, compiled.groups + 1)
     )
     try:
         re.compile(shape).sub(replacement, "")
@@ -307,13 +599,28 @@ def _head(text: str) -> str:
     return data[:MATCH_LIMIT_BYTES].decode("utf-8", errors="ignore")
 
 
-def _field_text(value: object) -> str:
-    """The text a pattern is searched in: a string as is, a list joined with spaces, else JSON."""
+def _texts(value: object) -> Iterator[str]:
+    """The texts a pattern is searched in: a string, a list of strings joined, each string inside."""
     if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return " ".join(_field_text(item) for item in value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        yield value
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        yield " ".join(value)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, dict):
+        # Decoded strings, never JSON text: a \n inside is a newline (hardening-findings.md L11).
+        for item in value.values():
+            yield from _texts(item)
+    else:
+        yield json.dumps(value)
+
+
+def _fits(name: str, pattern: str) -> bool:
+    """fnmatchcase, without compiling a regex for a pattern that has no wildcard."""
+    if "*" in pattern or "?" in pattern or "[" in pattern:
+        return fnmatchcase(name, pattern)
+    return name == pattern
 
 
 def _tool_selected(patterns: tuple[str, ...], event: ToolCallEvent) -> bool:
@@ -325,11 +632,11 @@ def _tool_selected(patterns: tuple[str, ...], event: ToolCallEvent) -> bool:
         if not name.startswith(_DOUBLE_MCP) and call_class(name, None, None) == CallClasses.MCP
     ]
     for pattern in patterns:
-        if any(fnmatchcase(name, pattern) for name in names):
+        if any(_fits(name, pattern) for name in names):
             return True
         if pattern.startswith(_DOUBLE_MCP):
             single = pattern.replace("__", "_")
-            if any(fnmatchcase(name, single) for name in single_mcp):
+            if any(_fits(name, single) for name in single_mcp):
                 return True
     return False
 
@@ -352,9 +659,9 @@ class _Rewriter:
         """The value with the substitution applied to each string in it."""
         if isinstance(value, str):
             head = _head(value)
-            new = self.rewrite.pattern.sub(self.rewrite.replacement, head)
+            new = self.rewrite.pattern.get().sub(self.rewrite.replacement, head)
             if len(head) < len(value):
-                # Text past the scan limit is dropped, never passed on unscanned (issue 9).
+                # Text past the scan limit is dropped, never passed on unscanned.
                 self.cut = True
                 new += _CUT_NOTE
             self.changed = self.changed or new != value
@@ -366,17 +673,46 @@ class _Rewriter:
         return value
 
 
-def _apply(rule: _Rule, event: ToolCallEvent) -> Verdict | None:
+def _fails_closed(rule: _Rule) -> bool:
+    """Whether input the judge cannot read completely counts as a match of this rule."""
+    return rule.decision in _BLOCKING and rule.on_unparsed == UnparsedOutcomes.MATCH
+
+
+def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bool:
+    cut = False
+    pattern = lazy.get()
+    for text in _texts(value):
+        head = _head(text)
+        found = pattern.search(head)
+        if found is not None:
+            why.append(f"match {pattern.pattern!r} found {_short(found.group())!r}")
+            return True
+        cut = cut or len(head) < len(text)
+    if cut and _fails_closed(rule):
+        # No unscanned tail: a deny or ask rule counts what it could not search as a match.
+        why.append(f"text past the first {_LIMIT_TEXT} was not searched{_UNPARSED_NOTE}")
+        return True
+    return False
+
+
+def _apply(
+    rule: _Rule, event: ToolCallEvent, why: list[str], memo: dict[int, Any]
+) -> Verdict | None:
     """The rule's verdict for the event, or None when the rule does not match."""
     if rule.events is not None and event.event not in rule.events:
         return None
     if rule.tools is not None and not _tool_selected(rule.tools, event):
         return None
     key = _input_key(rule, event)
-    if rule.match is not None:
+    if rule.match is not None or rule.command is not None or rule.paths is not None:
         if key is None or key not in event.input:
             return None
-        if rule.match.search(_head(_field_text(event.input[key]))) is None:
+        value = event.input[key]
+        if rule.match is not None and not _matches_text(rule, rule.match, value, why):
+            return None
+        if rule.command is not None and not _matches_command(rule, value, event, why, memo):
+            return None
+        if rule.paths is not None and not _matches_paths(rule, value, event, why):
             return None
     content: dict[str, Any] = {}
     rewriter = None if rule.rewrite is None else _Rewriter(rule.rewrite)
@@ -391,9 +727,15 @@ def _apply(rule: _Rule, event: ToolCallEvent) -> Verdict | None:
             content[ContentFields.MUTATED_INPUT] = {**event.input, key: rewriter(event.input[key])}
         if not rewriter.changed:
             return None  # a rewrite rule matches only when it changes something
+        why.append(f"rewrite {rule.rewrite.pattern.pattern!r} changed the text")  # type: ignore[union-attr]
+    reason = rule.reason
+    unparsed = [line.removesuffix(_UNPARSED_NOTE) for line in why if line.endswith(_UNPARSED_NOTE)]
+    if unparsed and reason is not None:
+        # Say why a rule fired on input it could not read, or its reason would mislead.
+        reason += f" [{unparsed[0]}: input the policy cannot read counts as a match]"
     verdict = Verdict(
         decision=rule.decision,
-        reason=ABSENT if rule.reason is None else rule.reason,
+        reason=ABSENT if reason is None else reason,
         additional_context=ABSENT if rule.context is None else rule.context,
         **content,
     )
@@ -402,6 +744,9 @@ def _apply(rule: _Rule, event: ToolCallEvent) -> Verdict | None:
         return verdict
     cut = rewriter is not None and rewriter.cut
     if rule.on_unrendered == UnrenderedDecisions.DENY:
+        why.append(
+            f"{event.meta.agent} cannot carry {' or '.join(unreachable)} (on_unrendered = deny)"
+        )
         # The rule's own reason describes the rewrite, not this refusal: say what happened.
         return Verdict(
             decision=Decisions.DENY,
@@ -409,6 +754,8 @@ def _apply(rule: _Rule, event: ToolCallEvent) -> Verdict | None:
             f" {' or '.join(unreachable)} on {event.event}, so the call is denied rather than"
             " passed on unrewritten"
             + (f" (a value over the {_LIMIT_TEXT} scan limit was cut)" if cut else ""),
+            # M9: the rewrite stays on the verdict, so the audit log keeps the redacted form.
+            **content,
         )
     # on_unrendered = allow: the rule's decision stands without the rewrite it cannot deliver.
     return Verdict(
@@ -426,3 +773,238 @@ def _unrendered(event: ToolCallEvent) -> frozenset[str]:
         # No declaration to prove the rewrite arrives: treat it as unrendered (never a silent pass).
         return frozenset(ContentFields.ALL)
     return frozenset(adapter_for(event.meta.agent).UNRENDERED_FIELDS[event.event])
+
+
+def _short(text: str, width: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ---- command conditions -----------------------------------------------------------------------
+
+_UNRESOLVED: Final = "unresolved"
+
+
+def _parsed(value: object, memo: dict[int, Any]) -> list[Any]:
+    """The shell splitter's result for each command text in the value (memoized per call)."""
+    found = memo.get(id(value))
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    from . import _shell
+
+    results = []
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        results.append(_shell.parse_argv(value))  # an argument vector, not a line (Codex)
+    else:
+        results.extend(_shell.parse_script(text) for text in _texts(value))
+    memo[id(value)] = results
+    return results
+
+
+def _matches_command(
+    rule: _Rule, value: object, event: ToolCallEvent, why: list[str], memo: dict[int, Any]
+) -> bool:
+    """Whether the command condition holds: any simple command (deny/ask) or every one (allow)."""
+    condition = rule.command
+    assert condition is not None
+    every = rule.decision not in _BLOCKING
+    unresolved: list[str] = []
+    matched: list[str] = []
+    total = 0
+    for parsed in _parsed(value, memo):
+        unresolved += [f"cannot split: {problem}" for problem in parsed.problems]
+        for command in parsed.commands:
+            total += 1
+            result = _command_result(condition, command, event.meta.cwd)
+            if result == _UNRESOLVED:
+                unresolved.append(f"cannot read {_short(' '.join(command.argv))!r}")
+            elif result is not None:
+                matched.append(result)
+                if not every:
+                    why.append(result)
+                    return True
+            elif every:
+                return False
+    if every:
+        # An allow rule never covers what the splitter could not read.
+        if unresolved or not matched:
+            return False
+        why.append(f"every command matched ({len(matched)} of {total})")
+        return True
+    if unresolved and _fails_closed(rule):
+        why.append(unresolved[0] + _UNPARSED_NOTE)
+        return True
+    return False
+
+
+def _command_result(condition: _Command, command: Any, cwd: object) -> str | None:
+    """Why the simple command meets the condition, None if it does not, or _UNRESOLVED."""
+    from ._shell import UNKNOWN_PROGRAM, basename
+
+    argv: tuple[str, ...] = command.argv
+    if 0 in command.unresolved:
+        return _UNRESOLVED
+    name = basename(argv[0])
+    if condition.fold_case:
+        name = name.lower()
+    parts = [f"{' '.join(command.via) + ' > ' if command.via else ''}{name}"]
+    if condition.programs is not None and not any(
+        _fits(name, pattern) for pattern in condition.programs
+    ):
+        return None
+    if condition.piped_from is not None:
+        if UNKNOWN_PROGRAM in command.piped_from:
+            return _UNRESOLVED
+        upstream = [p for p in command.piped_from if any(_fits(p, g) for g in condition.piped_from)]
+        if not upstream:
+            return None
+        parts.append(f"piped from {upstream[0]}")
+    words = list(argv[1:])
+    unresolved = {index - 1 for index in command.unresolved}
+    if condition.subcommands is not None:
+        position = _first_positional(condition, words, unresolved)
+        if position is None:
+            return None
+        if position == -1:
+            return _UNRESOLVED
+        if not any(_fits(words[position], g) for g in condition.subcommands):
+            return None
+        parts.append(f"subcommand {words[position]}")
+        words = words[position + 1 :]
+        unresolved = {index - position - 1 for index in unresolved if index > position}
+    offset = len(argv) - 1 - len(words)  # words dropped before them (program, subcommand)
+    one_word = {i - 1 - offset: prefix for i, prefix in command.one_word.items()}
+    flags, positionals, dynamic, unknown = _options(condition, words, unresolved, one_word)
+    missing = condition.all_flags - flags
+    if missing or (condition.any_flags and not condition.any_flags & flags):
+        return _UNRESOLVED if dynamic else None
+    if condition.all_flags:
+        parts.append("flags " + ", ".join(sorted(condition.all_flags)))
+    if condition.any_flags:
+        parts.append("flag " + ", ".join(sorted(condition.any_flags & flags)))
+    if condition.args is not None:
+        hit = _positional_hit(condition.args, positionals, cwd)
+        if hit is None:
+            return _UNRESOLVED if dynamic or unknown else None
+        parts.append(hit)
+    return "command " + "; ".join(parts)
+
+
+def _first_positional(condition: _Command, words: list[str], unresolved: set[int]) -> int | None:
+    """Index of the first positional word (the subcommand), -1 if unknowable, None if absent."""
+    index = 0
+    while index < len(words):
+        if index in unresolved:
+            return -1
+        word = words[index]
+        if word == "--":
+            return index + 1 if index + 1 < len(words) else None
+        if word.startswith("-") and len(word) > 1:
+            option = word.partition("=")[0]
+            takes_value = option in condition.value_options and "=" not in word
+            if not word.startswith("--") and len(word) > 2 and word[:2] in condition.value_options:
+                takes_value = False  # -C/repo: the value is attached
+            index += 2 if takes_value else 1
+            continue
+        return index
+    return None
+
+
+def _options(
+    condition: _Command, words: list[str], unresolved: set[int], one_word: Mapping[int, str]
+) -> tuple[set[str], list[str], bool, bool]:
+    """The flags (aliases applied), the positional words, and whether an unresolved word could
+    be an option (dynamic) or is a positional argument of unknown text (unknown)."""
+    flags: set[str] = set()
+    positionals: list[str] = []
+    dynamic = unknown = False
+    index = 0
+    aliases = condition.aliases
+    options_end = False
+    while index < len(words):
+        word = words[index]
+        if index in unresolved:
+            prefix = one_word.get(index)
+            if options_end or (prefix and not prefix.startswith("-")):
+                unknown = True  # "./$d": one positional word of unknown text
+            else:
+                dynamic = True  # `rm $FLAGS /` or "$f": the word could be any option
+            index += 1
+            continue
+        index += 1
+        if options_end or word == "-" or not word.startswith("-"):
+            positionals.append(word)
+            continue
+        if word == "--":
+            options_end = True
+            continue
+        if word.startswith("--"):
+            option, has_value, _ = word.partition("=")
+            names = [option]
+            if option not in aliases and option not in condition.long_names:
+                # getopt_long takes a unique prefix (--rec for --recursive): read every candidate.
+                names = [n for n in condition.long_names if n.startswith(option)] or names
+            for name in names:
+                flags.add(aliases.get(name, name))
+            if option in condition.value_options and not has_value:
+                index += 1
+            continue
+        for offset, letter in enumerate(word[1:], start=2):
+            flag = "-" + letter
+            flags.add(aliases.get(flag, flag))
+            if flag in condition.value_options:
+                if offset == len(word):
+                    index += 1  # the value is the next word
+                break
+    return flags, positionals, dynamic, unknown
+
+
+def _positional_hit(globs: tuple[_Lazy, ...], words: list[str], cwd: object) -> str | None:
+    for word in words:
+        forms = [word, _absolute(word, cwd)]
+        for glob in globs:
+            pattern = glob.get()
+            if any(pattern.match(form) for form in forms):
+                return f"argument {_short(word)!r} matched {glob.pattern!r}"
+    return None
+
+
+# ---- path conditions --------------------------------------------------------------------------
+
+
+def _absolute(path: str, cwd: object) -> str:
+    """The path made absolute against the cwd, with `.` and `..` folded and / as the separator."""
+    import posixpath
+
+    text = path.replace("\\", "/")
+    if len(text) >= 2 and text[1] == ":" and text[0].isalpha():
+        text = "/" + text  # a Windows drive path: C:/x -> /C:/x
+    elif not text.startswith("/"):
+        base = cwd.replace("\\", "/") if isinstance(cwd, str) and cwd else "/"
+        text = base.rstrip("/") + "/" + text
+    normal = posixpath.normpath(text)
+    return "/" + normal.lstrip("/")
+
+
+def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[str]) -> bool:
+    assert rule.paths is not None
+    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    paths = [path for path in paths if isinstance(path, str) and path]
+    if not paths:
+        return False
+    every = rule.decision not in _BLOCKING
+    hits = 0
+    for path in paths:
+        absolute = _absolute(path, event.meta.cwd)
+        glob = next((g.pattern for g in rule.paths if g.get().match(absolute)), None)
+        if glob is not None:
+            hits += 1
+            if not every:
+                why.append(f"path {_short(absolute)!r} matched {glob!r}")
+                return True
+        elif every:
+            return False
+    if every and hits:
+        why.append(f"every path matched ({hits})")
+        return True
+    return False

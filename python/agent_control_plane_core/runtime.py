@@ -1,35 +1,48 @@
-"""Hook runtime: escalation, stdin and stdout plumbing, judges, the deadline and failure postures."""
+"""Hook runtime: escalation, failure postures and the hook entry, over plumbing, deadline, judges."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final, NoReturn
 
+from ._deadline import TIMEOUT_ENV, Answer, process_age, timeout_seconds
 from ._generated.constants import (
-    MODELED_TOOL_INPUT_KEYS,
+    ContentFields,
     Decisions,
     IntegrationModes,
+    UnrenderedPosture,
+    UnrenderedPostures,
     VerdictFields,
 )
 from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
+from ._judges import Judge, JudgeLoadError, demo_judge, load_judge
 from ._model_base import ABSENT
+from ._plumbing import (
+    DIRECT,
+    HookAnswer,
+    HostPipes,
+    isolate_host_pipes,
+    put,
+    read_stdin,
+    write_all,
+    write_response,
+)
 from .adapters import Adapter, adapter_for
-from .contract import block_reason, json_bytes, sanitize_verdict
+from .contract import block_reason, json_bytes, present, sanitize_verdict, unreadable_as_json
 
 __all__ = [
     "AUDIT_ENV",
     "CODEX_VERSION_ENV",
     "FAIL_CLOSED_ENV",
     "JUDGE_ENV",
+    "ON_UNRENDERED_ENV",
     "POLICY_ENV",
     "TIMEOUT_ENV",
     "HookAnswer",
@@ -48,64 +61,22 @@ __all__ = [
     "run_hook_entry",
 ]
 
+# Issue 15: process plumbing (_plumbing), the deadline (_deadline) and the judges (_judges) are
+# modules of their own, which audit and policy import instead of this one; runtime composes them
+# and re-exports its public names. These two private names were imported from here before.
+_write_all = write_all
+_process_age = process_age
+
 JUDGE_ENV: Final = "ACP_JUDGE"
 FAIL_CLOSED_ENV: Final = "ACP_FAIL_CLOSED"
-TIMEOUT_ENV: Final = "ACP_HOOK_TIMEOUT_MS"
 POLICY_ENV: Final = "ACP_POLICY"
 AUDIT_ENV: Final = "ACP_AUDIT_LOG"
 CODEX_VERSION_ENV: Final = "ACP_CODEX_VERSION"
+ON_UNRENDERED_ENV: Final = "ACP_ON_UNRENDERED"
 
-Judge = Callable[[ToolCallEvent], "Verdict | Mapping[str, Any] | None"]
-"""A guardrail: one normalized event in, a verdict (or a mapping with a decision) out."""
 
-# contract.md §7: the default judge denies a shell command that runs rm -rf.
-_DEMO_PATTERN: Final = r"rm\s+-rf"  # re caches the compiled form; nothing compiles at import
-_DEMO_REASON: Final = "demo policy: rm -rf blocked"
 # contract.md §6: exit 2 is the block every external-hook host reads when render has no channel.
 _BLOCK_EXIT: Final = 2
-
-
-class JudgeLoadError(Exception):
-    """ACP_JUDGE (or --judge) names no usable callable."""
-
-
-def demo_judge(event: ToolCallEvent) -> Verdict:
-    """Deny a shell command matching rm -rf; allow everything else."""
-    # The input key comes from tool-input-keys.json, so Amp's cmd (renamed on parse) matches too.
-    key = MODELED_TOOL_INPUT_KEYS.get(event.tool) if isinstance(event.tool, str) else None
-    command = event.input.get(key) if key is not None else None
-    if isinstance(command, str) and re.search(_DEMO_PATTERN, command):
-        return Verdict(decision=Decisions.DENY, reason=_DEMO_REASON)
-    return Verdict(decision=Decisions.ALLOW)
-
-
-def load_judge(spec: str) -> Judge:
-    """Import the judge named module:attribute (attribute may be dotted) the normal way."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise JudgeLoadError(
-            f"judge {spec!r} is not module:callable; write it like mypackage.policy:judge"
-        )
-    import importlib
-
-    try:
-        found: Any = importlib.import_module(module_name)
-    except Exception as exc:  # an import can fail in any way the judge's own code does
-        raise JudgeLoadError(
-            f"judge {spec!r}: cannot import {module_name!r} ({type(exc).__name__}: {exc});"
-            " check PYTHONPATH or the installed packages"
-        ) from exc
-    for part in attr.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError as exc:
-            raise JudgeLoadError(
-                f"judge {spec!r}: {module_name} has no attribute {attr!r}"
-            ) from exc
-    if not callable(found):
-        raise JudgeLoadError(f"judge {spec!r} is a {type(found).__name__}, not a callable")
-    judge: Judge = found
-    return judge
 
 
 def entry_adapter(agent: str, environ: Mapping[str, str] | None = None, **options: Any) -> Adapter:
@@ -144,7 +115,7 @@ def escalate(
             transport=response.transport,
             exit_code=_BLOCK_EXIT,
             enforced=True,
-            stderr=block_reason(verdict, adapter.DEFAULT_BLOCK_REASON),
+            stderr=unreadable_as_json(block_reason(verdict, adapter.DEFAULT_BLOCK_REASON)),
         )
     if event.this_call_vetoable and not response.enforced:
         if verdict.decision == Decisions.ASK and adapter.NATIVE_ASK_TIER:
@@ -153,22 +124,32 @@ def escalate(
     return response
 
 
-def failure_response(adapter: Adapter, diagnostic: str, *, fail_closed: bool) -> NativeResponse:
+def failure_response(
+    adapter: Adapter, diagnostic: str, *, fail_closed: bool, event: ToolCallEvent | None = None
+) -> NativeResponse:
     """The response a hook entry gives when it cannot answer: the host's posture, or a block."""
     # One line on stderr: hosts show it verbatim, and a newline would split the diagnostic.
     text = " ".join(diagnostic.split())
     prefix = f"acp-{adapter.AGENT}-hook"
+    if fail_closed and event is not None and event.this_call_vetoable:
+        # The event is known (the judge failed after parse): block in that event's own answer
+        # shape, which is what some events read (Qwen's PermissionRequest reads only its body).
+        reason = f"{prefix}: {text}; blocked because {FAIL_CLOSED_ENV}=1"
+        return render_escalated(adapter, Verdict(decision=Decisions.DENY, reason=reason), event)
     # A host that reads a body even from a failed hook (copilot's deny) gets the declared one.
     declared: Mapping[str, object] | None = getattr(adapter, "FAILURE_STDOUT", None)
     body = ABSENT if declared is None else dict(declared)
     if fail_closed:
-        # contract.md §7: ACP_FAIL_CLOSED=1 makes every failure exit 2 with a non-empty reason.
-        # Only a transport that can veto is promised to block (native-response.schema.json).
+        # contract.md §7: ACP_FAIL_CLOSED=1 makes every failure the host's block (its declared
+        # block_response, exit 2 by default) with a non-empty reason. Only a transport that can
+        # veto is promised to block (native-response.schema.json).
+        blocking: Mapping[str, object] | None = getattr(adapter, "BLOCK_STDOUT", declared)
         return NativeResponse(
             transport=adapter.INTEGRATION_MODE,
-            exit_code=_BLOCK_EXIT,
-            enforced=adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY,
-            stdout=body,
+            exit_code=getattr(adapter, "BLOCK_EXIT_CODE", _BLOCK_EXIT),
+            # An event known not to be vetoable is never claimed blocked.
+            enforced=adapter.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY and event is None,
+            stdout=ABSENT if blocking is None else dict(blocking),
             stderr=f"{prefix}: {text}; blocked because {FAIL_CLOSED_ENV}=1",
         )
     code = adapter.FAILURE_EXIT_CODE
@@ -198,25 +179,6 @@ def render_hook_response(
     ).response
 
 
-class HookAnswer:
-    """One hook call's outcome: the response, and the event and verdict when they got that far."""
-
-    __slots__ = ("body", "event", "response", "verdict")
-
-    def __init__(
-        self,
-        response: NativeResponse,
-        event: ToolCallEvent | None = None,
-        verdict: Verdict | None = None,
-        body: bytes | None = None,
-    ) -> None:
-        self.response = response
-        self.event = event
-        self.verdict = verdict
-        # The stdout body already serialized, when the pipeline checked it could be.
-        self.body = body
-
-
 def _hook_answer(
     adapter: Adapter,
     raw_text: str,
@@ -227,7 +189,8 @@ def _hook_answer(
     environ: Mapping[str, str] | None,
 ) -> HookAnswer:
     def failed(diagnostic: str, event: ToolCallEvent | None = None) -> HookAnswer:
-        return HookAnswer(failure_response(adapter, diagnostic, fail_closed=fail_closed), event)
+        response = failure_response(adapter, diagnostic, fail_closed=fail_closed, event=event)
+        return HookAnswer(response, event)
 
     try:
         payload = json.loads(raw_text)
@@ -246,137 +209,152 @@ def _hook_answer(
         answer = judge(event)
     except BaseException as exc:  # even SystemExit from a judge is a failed answer
         return failed(f"judge raised {type(exc).__name__}: {exc}", event)
-    problem = _unusable(answer)
+    try:
+        problem = _unusable(answer)
+    except Exception as exc:  # a Mapping whose methods raise is the judge's failure too
+        problem = f"judge returned an unreadable mapping ({type(exc).__name__}: {exc})"
     if problem is not None:
         return failed(problem, event)
+    notes: list[str] = []
+    posture = _unrendered_posture(environ or {}, notes)
     try:
         # A present but invalid decision is clamped to ask, not treated as a failure (§7).
         verdict = sanitize_verdict(answer)
         response = render_escalated(adapter, verdict, event, sole_gate=sole_gate)
-        # Serialized here, once: a body that cannot be written is a failed answer.
+        # After render_escalated, whose contract stays: what the host cannot carry (issue 17).
+        dropped = _unrendered_fields(adapter, verdict, event, response)
+        if dropped:
+            response, note = _apply_unrendered(
+                adapter, verdict, event, response, dropped, posture, sole_gate=sole_gate
+            )
+            if note is not None:
+                notes.append(note)
+        # Serialized here, once: a body that cannot be written (NaN, a set) is a failed answer.
         body = None if response.stdout is ABSENT else json_bytes(response.stdout)
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
-    return HookAnswer(response, event, verdict, body)
+    return HookAnswer(response, event, verdict, body, dropped, tuple(notes))
+
+
+def _unrendered_fields(
+    adapter: Adapter, verdict: Verdict, event: ToolCallEvent, response: NativeResponse
+) -> tuple[str, ...]:
+    """The verdict's content fields the host has no channel for on this event (declaration order)."""
+    cannot = adapter.UNRENDERED_FIELDS.get(event.event, frozenset(ContentFields.ALL))
+    if not cannot:
+        return ()
+    # A rewrite of a call that is not going to run (a deny, an escalated block) loses nothing.
+    blocked = verdict.decision == Decisions.DENY or response.enforced
+    return tuple(
+        name
+        for name in ContentFields.ALL
+        if name in cannot
+        and present(getattr(verdict, name))
+        and not (blocked and name == ContentFields.MUTATED_INPUT)
+    )
+
+
+# Fields whose loss runs something other than what the verdict allowed (the original command,
+# the unredacted output): the safe default denies them where the call can still be stopped.
+_CHANGES_THE_CALL: Final = frozenset({ContentFields.MUTATED_INPUT, ContentFields.MUTATED_OUTPUT})
+
+
+def _unrendered_posture(environ: Mapping[str, str], notes: list[str]) -> UnrenderedPosture:
+    """ACP_ON_UNRENDERED (deny, note or allow); a value not understood is noted and denies."""
+    text = environ.get(ON_UNRENDERED_ENV)
+    if text is None or not text.strip():
+        return UnrenderedPostures.DENY
+    value = text.strip().lower()
+    for posture in UnrenderedPostures.ALL:
+        if value == posture:
+            return posture
+    notes.append(
+        f"{ON_UNRENDERED_ENV}={text!r} is not one of {', '.join(UnrenderedPostures.ALL)};"
+        f" using {UnrenderedPostures.DENY}"
+    )
+    return UnrenderedPostures.DENY
+
+
+def _apply_unrendered(
+    adapter: Adapter,
+    verdict: Verdict,
+    event: ToolCallEvent,
+    response: NativeResponse,
+    dropped: tuple[str, ...],
+    posture: UnrenderedPosture,
+    *,
+    sole_gate: bool,
+) -> tuple[NativeResponse, str | None]:
+    """The response under ACP_ON_UNRENDERED, and the one-line note for stderr (None: silent)."""
+    what = f"{adapter.AGENT} has no channel for {' or '.join(dropped)} on {event.event}"
+    stoppable = event.this_call_vetoable and not response.enforced
+    if (
+        posture == UnrenderedPostures.DENY
+        and stoppable
+        and verdict.decision != Decisions.DENY
+        and _CHANGES_THE_CALL.intersection(dropped)
+    ):
+        # Running the original call instead of the rewrite, or passing the unredacted output
+        # on, is a fail-open (issue 17): deny where the host can still stop it.
+        refusal = Verdict(
+            decision=Decisions.DENY,
+            reason=f"{what}, so the call is denied rather than run without it"
+            f" (set {ON_UNRENDERED_ENV}=note to let it run)",
+        )
+        denied = render_escalated(adapter, refusal, event, sole_gate=sole_gate)
+        return denied, f"{what}: denied ({ON_UNRENDERED_ENV}={posture})"
+    if posture == UnrenderedPostures.ALLOW:
+        return response, None
+    return response, f"{what}: dropped from the answer ({ON_UNRENDERED_ENV}={posture})"
 
 
 def _unusable(answer: object) -> str | None:
     """Why a judge's answer carries no decision at all, or None when it has one."""
     if answer is None:
-        return "judge returned None, not a verdict"
+        return "judge returned None, not a verdict (return a verdict with a decision)"
     if isinstance(answer, Verdict):
         return None
     if not isinstance(answer, Mapping):
         return f"judge returned a {type(answer).__name__}, not a verdict or mapping"
+    unknown = sorted(repr(key) for key in answer if key not in VerdictFields.ALL)
+    if unknown:
+        # A misspelt field (mutated_ouput) would drop the redaction it was meant to carry.
+        return (
+            f"judge returned unknown verdict field(s) {', '.join(unknown)}"
+            f" (known: {', '.join(VerdictFields.ALL)})"
+        )
     if VerdictFields.DECISION not in answer:
         return f"judge returned a mapping without {VerdictFields.DECISION!r}"
     return None
 
 
-def read_stdin() -> str:
-    """The whole of stdin as text (undecodable bytes replaced, so a bad byte is not a crash)."""
-    return sys.stdin.buffer.read().decode("utf-8", errors="replace")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte to fd, waiting out EAGAIN on a non-blocking pipe."""
-    view = memoryview(data)
-    while view:
-        try:
-            written = os.write(fd, view)
-        except BlockingIOError:
-            import select
-
-            select.select([], [fd], [])
-            continue
-        view = view[written:]
-
-
-def _write_response(response: NativeResponse, body: bytes | None = None) -> None:
-    """Write the body (serialized now unless given) to fd 1, then the stderr text to fd 2."""
-    for stream in (sys.stdout, sys.stderr):
-        # Anything a judge printed goes out before the body, not after it.
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    if body is None and response.stdout is not ABSENT:
-        body = json_bytes(response.stdout)
-    if body is not None:
-        _write_all(1, body)
-    if response.stderr is not ABSENT and response.stderr:
-        _write_all(2, response.stderr.encode("utf-8", errors="replace"))
-
-
 def emit(response: NativeResponse) -> NoReturn:
     """Write the whole native response (body, then stderr) and exit with its code."""
-    _write_response(response)
+    write_response(response)
     raise SystemExit(response.exit_code)
 
 
-def _process_age() -> float:
-    """Seconds since this process started (Linux /proc), or 0 where that cannot be read."""
-    try:
-        with open("/proc/self/stat", "rb") as stat_file:
-            stat = stat_file.read()
-        # Field 22 (starttime, in clock ticks since boot) counts from after the ")" of the name.
-        start_ticks = int(stat[stat.rindex(b")") + 2 :].split()[19])
-        now = time.clock_gettime(time.CLOCK_BOOTTIME)
-        return max(0.0, now - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0.0
+# M5: the usual spellings, trimmed and in any case; anything else is a configuration error.
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+_FALSE: Final = frozenset({"", "0", "false", "no", "off"})
 
 
-def _timeout_seconds(environ: Mapping[str, str]) -> float | None:
-    """ACP_HOOK_TIMEOUT_MS in seconds; anything but a positive integer gets a note and no deadline."""
-    text = environ.get(TIMEOUT_ENV)
+def _fail_closed(environ: Mapping[str, str], notes: list[str] | None = None) -> bool:
+    """ACP_FAIL_CLOSED as a posture: true spellings block, false ones not; others block, noted."""
+    text = environ.get(FAIL_CLOSED_ENV)
     if text is None:
-        return None
-    stripped = text.strip()
-    if stripped.isascii() and stripped.isdigit() and int(stripped) > 0:
-        return int(stripped) / 1000
-    sys.stderr.write(
-        f"acp hook: {TIMEOUT_ENV}={text!r} is not a positive integer of milliseconds;"
-        " running without a deadline\n"
-    )
-    return None
-
-
-class _Answer:
-    """Lets exactly one of the main path and the deadline watchdog write the response."""
-
-    def __init__(self) -> None:
-        self._lock: Any = None
-
-    def arm(
-        self,
-        seconds_left: float,
-        on_expire: Callable[[], NativeResponse],
-        after: Callable[[HookAnswer], None],
-    ) -> None:
-        """Start a watchdog that answers with on_expire() once seconds_left have passed."""
-        import threading
-
-        self._lock = threading.Lock()
-
-        def watch() -> None:
-            time.sleep(max(0.0, seconds_left))
-            if self._lock.acquire(blocking=False):
-                response = on_expire()
-                _write_response(response)
-                after(HookAnswer(response))
-                # The judge may be mid-computation on the main thread: leave without waiting.
-                os._exit(response.exit_code)
-
-        threading.Thread(target=watch, name="acp-deadline", daemon=True).start()
-
-    def send(self, outcome: HookAnswer, after: Callable[[HookAnswer], None]) -> NoReturn:
-        """Write the response, then run after (the audit), and exit; unless the watchdog answered."""
-        if self._lock is not None and not self._lock.acquire(blocking=False):
-            while True:  # the watchdog is writing its answer and will end the process
-                time.sleep(3600)
-        _write_response(outcome.response, outcome.body)
-        # After the response: an audit diagnostic must not run into the block reason on stderr.
-        after(outcome)
-        os._exit(outcome.response.exit_code)
+        return False
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if notes is not None:
+        notes.append(
+            f"{FAIL_CLOSED_ENV}={text!r} is not understood (use 1, true, yes or on; 0, false, no"
+            " or off); failing closed"
+        )
+    return True
 
 
 def run_hook_entry(
@@ -389,13 +367,17 @@ def run_hook_entry(
     """A whole hook process: stdin payload in, the host's native answer out, then exit."""
     env = os.environ if environ is None else environ
     started = time.monotonic()
-    fail_closed = env.get(FAIL_CLOSED_ENV) == "1"
-    answer = _Answer()
+    # Before the judge is imported: nothing it or its children write reaches the host's pipes.
+    pipes = isolate_host_pipes()
+    notes: list[str] = []
+    fail_closed = _fail_closed(env, notes)
+    answer = Answer(pipes, adapter.AGENT, notes)
 
     def audit(outcome: HookAnswer) -> None:
-        _audit(env, adapter, outcome, started)
+        _audit(env, adapter, outcome, started, pipes)
 
-    timeout = _timeout_seconds(env)
+    after = audit if env.get(AUDIT_ENV) else None
+    timeout = timeout_seconds(env, notes)
     if timeout is not None:
 
         def expired() -> NativeResponse:
@@ -406,19 +388,37 @@ def run_hook_entry(
             )
 
         # contract.md §7: the deadline counts from process start, not from this call.
-        answer.arm(timeout - _process_age(), expired, audit)
+        fallback = _BLOCK_EXIT if fail_closed else adapter.FAILURE_EXIT_CODE
+        answer.arm(timeout - process_age(), expired, after, fallback)
     real_stdout = sys.stdout
-    # A judge's print() must not land in the body the host parses; send it to stderr instead.
+    # print() goes through sys.stderr's wrapper (its error handler never raises on encoding).
     sys.stdout = sys.stderr
     try:
+        notes.extend(_unset_version_notes(adapter, env))
         raw = read_stdin()
         if judge is None:
             judge = judge_from_env(env)
+            if judge is demo_judge and env.get("GITHUB_SHA"):
+                # GM-3: Gemini CLI drops ACP_* variables from a hook's environment under CI.
+                notes.append(
+                    "no judge configured: running the demo judge (it blocks only rm -rf) while"
+                    f" GITHUB_SHA is set; a host that strips {JUDGE_ENV}/{POLICY_ENV} under CI"
+                    " needs the judge in the hook command (acp install --judge/--policy)"
+                )
         outcome = _hook_answer(
             adapter, raw, judge, sole_gate=sole_gate, fail_closed=fail_closed, environ=env
         )
     except JudgeLoadError as exc:
         outcome = HookAnswer(failure_response(adapter, str(exc), fail_closed=fail_closed))
+    except UnicodeDecodeError as exc:
+        outcome = HookAnswer(
+            failure_response(
+                adapter,
+                f"stdin is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at offset"
+                f" {exc.start})",
+                fail_closed=fail_closed,
+            )
+        )
     except BaseException as exc:  # no fault may leave the host without its answer
         outcome = HookAnswer(
             failure_response(
@@ -427,13 +427,41 @@ def run_hook_entry(
         )
     finally:
         sys.stdout = real_stdout
-    answer.send(outcome, audit)
+    answer.send(outcome, after)
+
+
+def _unset_version_notes(adapter: Adapter, environ: Mapping[str, str]) -> list[str]:
+    """A note per version option that neither option nor environment sets, where facts depend on it."""
+    names: Mapping[str, str] = getattr(adapter, "ENV_OPTIONS", {})
+    options: Mapping[str, object] = getattr(adapter, "options", {})
+    declaration = getattr(adapter, "DECLARATION", None)
+    if not getattr(declaration, "VERSION_FACTS", ()):
+        # Nothing this host renders depends on its version: there is nothing to say.
+        return []
+    host = adapter.AGENT.capitalize()
+    return [
+        f"no {host} version configured ({variable}): answers use the form valid on every"
+        " supported version"
+        for option, variable in names.items()
+        if option.endswith("_version") and not options.get(option) and not environ.get(variable)
+    ]
 
 
 def judge_from_env(environ: Mapping[str, str]) -> Judge:
     """The judge a hook entry uses: ACP_POLICY's rule file, else ACP_JUDGE, else the demo judge."""
+    for name in (POLICY_ENV, JUDGE_ENV):
+        value = environ.get(name)
+        if value is not None and not value.strip():
+            # L6: a launcher exporting an unset variable must not select the demo judge silently.
+            raise JudgeLoadError(f"{name} is set but empty; name a judge or unset it")
     policy = environ.get(POLICY_ENV)
     if policy:
+        if not os.path.isabs(policy):
+            # L13: a relative path resolves in the project, a folder the agent itself writes to.
+            raise JudgeLoadError(
+                f"{POLICY_ENV}={policy!r} is relative; give an absolute path (acp install writes"
+                " one), so a rule file the agent writes into the project is never loaded"
+            )
         from .policy import load_policy_judge
 
         return load_policy_judge(policy)
@@ -442,13 +470,20 @@ def judge_from_env(environ: Mapping[str, str]) -> Judge:
 
 
 def _audit(
-    environ: Mapping[str, str], adapter: Adapter, outcome: HookAnswer, started: float
+    environ: Mapping[str, str],
+    adapter: Adapter,
+    outcome: HookAnswer,
+    started: float,
+    pipes: HostPipes = DIRECT,
 ) -> None:
     """Append the call to ACP_AUDIT_LOG when set; a failed write never changes the answer."""
     path = environ.get(AUDIT_ENV)
     if not path:
         return
     try:
+        if not os.path.isabs(path):
+            # L13: a relative log lands in the project (secrets in the working tree).
+            raise OSError(f"{AUDIT_ENV} must be an absolute path")
         from .audit import append_hook_record
 
         append_hook_record(
@@ -458,9 +493,11 @@ def _audit(
             verdict=outcome.verdict,
             response=outcome.response,
             duration_ms=(time.monotonic() - started) * 1000,
+            unrendered=outcome.unrendered,
         )
     except Exception as exc:  # the audit trail is advisory; the decision stands
         # A separate line after the response's own stderr text (see _Answer.send).
-        _write_all(
-            2, f"\nacp-{adapter.AGENT}-hook: audit log {path!r} not written ({exc})\n".encode()
+        put(
+            pipes.err,
+            f"\nacp-{adapter.AGENT}-hook: audit log {path!r} not written ({exc})\n".encode(),
         )

@@ -20,6 +20,19 @@ CONTROL_PLANE_SCHEMA: Final = "control-plane/v1"
 """Name of the schema folder this package implements."""
 
 
+UnrenderedPosture: TypeAlias = Literal["deny", "note", "allow"]
+"""What a hook entry does when a verdict asks for content the host cannot carry on that event (ACP_ON_UNRENDERED): deny the call where it can still be stopped, note it on stderr, or allow it silently."""
+
+
+class UnrenderedPostures:
+    """Values of UnrenderedPosture, defined in audit-record.schema.json."""
+
+    ALL: Final[tuple[UnrenderedPosture, ...]] = ("deny", "note", "allow")
+    DENY: Final = "deny"
+    NOTE: Final = "note"
+    ALLOW: Final = "allow"
+
+
 CallClass: TypeAlias = Literal["builtin", "mcp", "subagent", "resumed"]
 """Where a tool call comes from: a host builtin, an MCP server, a subagent, or a resumed session."""
 
@@ -58,6 +71,18 @@ class VetoingCoverages:
     ALL: Final[tuple[VetoingCoverage, ...]] = ("covered", "partial")
     COVERED: Final = "covered"
     PARTIAL: Final = "partial"
+
+
+UnparsedOutcome: TypeAlias = Literal["match", "no_match"]
+"""Whether input the judge cannot read completely counts as a match of a deny or ask rule."""
+
+
+class UnparsedOutcomes:
+    """Values of UnparsedOutcome, defined in policy.schema.json."""
+
+    ALL: Final[tuple[UnparsedOutcome, ...]] = ("match", "no_match")
+    MATCH: Final = "match"
+    NO_MATCH: Final = "no_match"
 
 
 UnrenderedDecision: TypeAlias = Literal["deny", "allow"]
@@ -143,7 +168,7 @@ class Decisions:
 class AuditRecordFields:
     """Field names of AuditRecord, in audit-record.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
+    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered")
     TIME: Final = "time"
     AGENT: Final = "agent"
     EVENT: Final = "event"
@@ -151,12 +176,13 @@ class AuditRecordFields:
     EXIT_CODE: Final = "exit_code"
     ENFORCED: Final = "enforced"
     DURATION_MS: Final = "duration_ms"
+    UNRENDERED: Final = "unrendered"
 
 
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes", "enforcing_since")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "features", "versions", "version_facts", "notes", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -171,8 +197,12 @@ class HostDeclarationFields:
     INPUT_KEY_RENAMES: Final = "input_key_renames"
     DEFAULT_BLOCK_REASON: Final = "default_block_reason"
     FAILURE_RESPONSE: Final = "failure_response"
+    EXIT_ZERO_BLOCK: Final = "exit_zero_block"
+    FEATURES: Final = "features"
+    VERSIONS: Final = "versions"
+    VERSION_FACTS: Final = "version_facts"
     NOTES: Final = "notes"
-    ENFORCING_SINCE: Final = "enforcing_since"
+    BLOCK_RESPONSE: Final = "block_response"
 
 
 class FailureResponseFields:
@@ -186,9 +216,59 @@ class FailureResponseFields:
 class NoteFields:
     """Field names of Note, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("fact", "source")
+    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified")
     FACT: Final = "fact"
     SOURCE: Final = "source"
+    LAB_VERIFIED: Final = "lab_verified"
+
+
+class OverlayFields:
+    """Field names of Overlay, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("integration_mode", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "rendered_fields", "unrendered_fields", "failure_response", "exit_zero_block", "features")
+    INTEGRATION_MODE: Final = "integration_mode"
+    COVERAGE: Final = "coverage"
+    GATED_KINDS: Final = "gated_kinds"
+    COVERAGE_KINDS: Final = "coverage_kinds"
+    NATIVE_ASK_TIER: Final = "native_ask_tier"
+    RENDERED_FIELDS: Final = "rendered_fields"
+    UNRENDERED_FIELDS: Final = "unrendered_fields"
+    FAILURE_RESPONSE: Final = "failure_response"
+    EXIT_ZERO_BLOCK: Final = "exit_zero_block"
+    FEATURES: Final = "features"
+
+
+class VersionFactFields:
+    """Field names of VersionFact, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("id", "fact", "since", "until", "source", "lab_verified", "set")
+    ID: Final = "id"
+    FACT: Final = "fact"
+    SINCE: Final = "since"
+    UNTIL: Final = "until"
+    SOURCE: Final = "source"
+    LAB_VERIFIED: Final = "lab_verified"
+    SET: Final = "set"
+
+
+class VersionRangeFields:
+    """Field names of VersionRange, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("min", "max")
+    MIN: Final = "min"
+    MAX: Final = "max"
+
+
+class VersionsFields:
+    """Field names of Versions, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("supported", "lab_pinned", "lab_older", "payload_field", "unversioned", "notes")
+    SUPPORTED: Final = "supported"
+    LAB_PINNED: Final = "lab_pinned"
+    LAB_OLDER: Final = "lab_older"
+    PAYLOAD_FIELD: Final = "payload_field"
+    UNVERSIONED: Final = "unversioned"
+    NOTES: Final = "notes"
 
 
 class NativeResponseFields:
@@ -205,8 +285,33 @@ class NativeResponseFields:
 class PolicyFields:
     """Field names of Policy, in policy.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("rules",)
+    ALL: Final[tuple[str, ...]] = ("rules", "tests")
     RULES: Final = "rules"
+    TESTS: Final = "tests"
+
+
+class PolicyCommandFields:
+    """Field names of PolicyCommand, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("program", "fold_case", "subcommand", "value_options", "aliases", "all_flags", "any_flags", "args", "piped_from")
+    PROGRAM: Final = "program"
+    FOLD_CASE: Final = "fold_case"
+    SUBCOMMAND: Final = "subcommand"
+    VALUE_OPTIONS: Final = "value_options"
+    ALIASES: Final = "aliases"
+    ALL_FLAGS: Final = "all_flags"
+    ANY_FLAGS: Final = "any_flags"
+    ARGS: Final = "args"
+    PIPED_FROM: Final = "piped_from"
+
+
+class PolicyExpandFields:
+    """Field names of PolicyExpand, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("marker", "text", "times")
+    MARKER: Final = "marker"
+    TEXT: Final = "text"
+    TIMES: Final = "times"
 
 
 class PolicyRewriteFields:
@@ -220,17 +325,37 @@ class PolicyRewriteFields:
 class PolicyRuleFields:
     """Field names of PolicyRule, in policy.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "decision", "reason", "context", "rewrite", "on_unrendered")
+    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "command", "paths", "on_unparsed", "decision", "reason", "context", "rewrite", "on_unrendered")
     NAME: Final = "name"
     TOOLS: Final = "tools"
     EVENTS: Final = "events"
     FIELD: Final = "field"
     MATCH: Final = "match"
+    COMMAND: Final = "command"
+    PATHS: Final = "paths"
+    ON_UNPARSED: Final = "on_unparsed"
     DECISION: Final = "decision"
     REASON: Final = "reason"
     CONTEXT: Final = "context"
     REWRITE: Final = "rewrite"
     ON_UNRENDERED: Final = "on_unrendered"
+
+
+class PolicyTestFields:
+    """Field names of PolicyTest, in policy.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("name", "tool", "input", "output", "event", "cwd", "payload", "expand", "agents", "expect", "rule")
+    NAME: Final = "name"
+    TOOL: Final = "tool"
+    INPUT: Final = "input"
+    OUTPUT: Final = "output"
+    EVENT: Final = "event"
+    CWD: Final = "cwd"
+    PAYLOAD: Final = "payload"
+    EXPAND: Final = "expand"
+    AGENTS: Final = "agents"
+    EXPECT: Final = "expect"
+    RULE: Final = "rule"
 
 
 class ToolCallEventFields:
@@ -262,6 +387,14 @@ class EventMetaFields:
     NATIVE_TOOL: Final = "native_tool"
 
 
+class PatchInputFields:
+    """Field names of PatchInput, in tool-call-event.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("file_path", "file_paths")
+    FILE_PATH: Final = "file_path"
+    FILE_PATHS: Final = "file_paths"
+
+
 class PromptInputFields:
     """Field names of PromptInput, in tool-call-event.schema.json order."""
 
@@ -285,6 +418,17 @@ MODELED_TOOL_INPUT_KEYS: Final[Mapping[str, str]] = MappingProxyType({"Bash": "c
 
 MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFetch")
 """Canonical tools whose input the contract models, in document order."""
+
+
+class ModeledTools:
+    """Canonical tool names the contract models (tool-input-keys.json), for adapters that pick one."""
+
+    BASH: Final = "Bash"
+    EDIT: Final = "Edit"
+    WRITE: Final = "Write"
+    READ: Final = "Read"
+    WEBFETCH: Final = "WebFetch"
+
 
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"run_shell_command": "Bash"})
 """Native tool name to canonical tool name for every host and every call (tool-aliases.json)."""

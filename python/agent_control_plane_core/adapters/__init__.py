@@ -25,5 +25,5 @@ def adapter_for(agent: str, **options: Any) -> Adapter:
 
 
 def create_codex_adapter(version: str | None = None) -> Adapter:
-    """Return the Codex adapter for the Codex version the launcher pins (None: observe only)."""
+    """Return the Codex adapter for the Codex version the launcher pins (None: every supported version)."""
     return adapter_for("codex", codex_version=version)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Protocol, runtime_checkable
 
 from .._generated.constants import (
     CallClass,
@@ -24,6 +24,7 @@ from .._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from .._model_base import ABSENT
 from ..contract import (
+    VersionKey,
     block_reason,
     call_class,
     canonical_tool,
@@ -31,7 +32,9 @@ from ..contract import (
     make_event,
     rename_input_keys,
     to_object,
+    version_key,
     vetoable_for,
+    window_holds,
 )
 
 __all__ = ["Adapter", "HostAdapter", "NativeFields"]
@@ -121,42 +124,70 @@ class NativeFields:
         return {k: v for k, v in self.payload.items() if k not in self.consumed}
 
 
+class UnknownOptionError(ValueError, TypeError):
+    """An option the host does not take; a ValueError (also a TypeError, as it was before)."""
+
+
 class HostAdapter:
-    """Base of the four shipped adapters: declaration constants plus the shared parse tail."""
+    """Base of the shipped adapters: declaration constants at the host's version, the parse tail."""
 
     DECLARATION: ModuleType
+    # Host-specific options besides the version option every adapter takes (<agent>_version).
     OPTIONS: ClassVar[frozenset[str]] = frozenset()
-    # option -> environment variable a hook entry or the CLI reads it from (an explicit option wins)
-    ENV_OPTIONS: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def __init__(self, **options: Any) -> None:
-        unknown = sorted(set(options) - self.OPTIONS)
-        if unknown:
-            known = ", ".join(sorted(self.OPTIONS)) or "none"
-            raise TypeError(
-                f"{self.DECLARATION.AGENT} adapter: unknown option(s) {', '.join(unknown)};"
-                f" known: {known}"
-            )
         decl = self.DECLARATION
+        # Every host takes its version as <agent>_version, from ACP_<AGENT>_VERSION in a hook entry.
+        version_option = f"{decl.AGENT}_version"
+        accepted = self.OPTIONS | {version_option}
+        unknown = sorted(set(options) - accepted)
+        if unknown:
+            raise UnknownOptionError(
+                f"option {', '.join(unknown)} is not taken by the {decl.AGENT} adapter;"
+                f" it takes: {', '.join(sorted(accepted))}"
+            )
         check_alias_targets(decl.TOOL_ALIASES, f"hosts/{decl.AGENT}.json")
         self.options: Mapping[str, Any] = MappingProxyType(dict(options))
+        self.VERSION_OPTION: str = version_option
+        # option -> environment variable a hook entry or the CLI reads it from (an option wins).
+        self.ENV_OPTIONS: Mapping[str, str] = MappingProxyType(
+            {version_option: f"ACP_{decl.AGENT.upper()}_VERSION"}
+        )
+        found = options.get(version_option)
+        self.HOST_VERSION: str | None = found if isinstance(found, str) else None
+        view = _DeclarationView(decl, version_key(self.HOST_VERSION))
+        # Ids of the version facts applied (host.schema.json version_facts), in declaration order.
+        self.VERSION_FACTS: tuple[str, ...] = view.applied
         self.AGENT: str = decl.AGENT
-        self.INTEGRATION_MODE: IntegrationMode = self.integration_mode(self.options)
-        self.COVERAGE: Mapping[CallClass, CoverageStatus] = decl.COVERAGE
-        self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = decl.UNRENDERED_FIELDS
-        self.NATIVE_ASK_TIER: bool = decl.NATIVE_ASK_TIER
+        self.INTEGRATION_MODE: IntegrationMode = self.integration_mode(view.integration_mode)
+        self.COVERAGE: Mapping[CallClass, CoverageStatus] = MappingProxyType(view.coverage)
+        self.GATED_KINDS: frozenset[EventKind] = view.gated_kinds
+        self.COVERAGE_KINDS: frozenset[EventKind] = view.coverage_kinds
+        self.UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]] = MappingProxyType(
+            view.unrendered
+        )
+        self.NATIVE_ASK_TIER: bool = view.native_ask_tier
         self.NATIVE_EVENT_FOR: Mapping[EventKind, str] = decl.NATIVE_EVENT_FOR
         # Host-scoped aliases (the global map is in constants); conformance checks each is witnessed.
         self.TOOL_ALIASES: Mapping[str, str] = decl.TOOL_ALIASES
         self.DEFAULT_BLOCK_REASON: str = decl.DEFAULT_BLOCK_REASON
-        self.FAILURE_EXIT_CODE: int = decl.FAILURE_EXIT_CODE
+        self.FAILURE_EXIT_CODE: int = view.failure_exit_code
         # The body a failed hook entry prints, for a host that reads one (hosts/<agent>.json).
-        self.FAILURE_STDOUT: Mapping[str, object] | None = decl.FAILURE_STDOUT
+        self.FAILURE_STDOUT: Mapping[str, object] | None = view.failure_stdout
+        # The host blocks on a deny body at exit 0: an enforced render may exit 0.
+        self.EXIT_ZERO_BLOCK: bool = view.exit_zero_block
+        self.FEATURES: Mapping[str, bool] = MappingProxyType(view.features)
+        # ACP_FAIL_CLOSED=1 sends the host's own block signal (hosts/<agent>.json block_response).
+        # (A declaration generated before block_response existed blocks with exit 2.)
+        self.BLOCK_EXIT_CODE: int = getattr(decl, "BLOCK_EXIT_CODE", 2)
+        self.BLOCK_STDOUT: Mapping[str, object] | None = getattr(
+            decl, "BLOCK_STDOUT", self.FAILURE_STDOUT
+        )
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Shared adapters are certified by conformance; a later assignment would change every
-        # caller's answers (seed: freeze the declarations), so only configure() makes a variant.
+        # caller's answers, so only configure() makes a variant.
         if getattr(self, "_frozen", False):
             raise AttributeError(
                 f"{type(self).__name__} is immutable: use configure(...) for a new adapter"
@@ -167,14 +198,29 @@ class HostAdapter:
         shown = "".join(f" {k}={v!r}" for k, v in sorted(self.options.items()))
         return f"<{type(self).__name__}{shown} {self.INTEGRATION_MODE}>"
 
-    def integration_mode(self, options: Mapping[str, Any]) -> IntegrationMode:
-        """The integration mode under these options (the declared one unless a host overrides)."""
-        mode: IntegrationMode = self.DECLARATION.INTEGRATION_MODE
-        return mode
+    def integration_mode(self, declared: IntegrationMode) -> IntegrationMode:
+        """The integration mode at this adapter's version (the declared one unless a host overrides)."""
+        return declared
+
+    def feature(self, name: str) -> bool:
+        """A named render switch of the declaration at this adapter's version."""
+        return self.FEATURES[name]
 
     def configure(self, **options: Any) -> HostAdapter:
         """Return a new adapter with these options over the current ones; unknown ones raise."""
         return type(self)(**{**self.options, **options})
+
+    def versioned(self, payload: Mapping[str, Any]) -> HostAdapter:
+        """This adapter at the version a payload names, when none is configured (versions.payload_field)."""
+        field = self.DECLARATION.VERSION_PAYLOAD_FIELD
+        if field is None or self.HOST_VERSION is not None:
+            return self
+        sent = payload.get(field)
+        if not isinstance(sent, str) or version_key(sent) is None:
+            return self
+        return _at_version(
+            type(self), tuple(sorted(self.options.items())), self.VERSION_OPTION, sent
+        )
 
     def render(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
@@ -190,7 +236,9 @@ class HostAdapter:
                 f"{self.AGENT} render: the event was parsed by the {event.meta.agent!r} adapter;"
                 f" render it with adapter_for({event.meta.agent!r})"
             )
-        return self.render_checked(verdict, event, sole_gate=sole_gate)
+        # A version the host sent in the payload stays in passthrough; render at that version.
+        adapter = self.versioned(event.meta.passthrough)
+        return adapter.render_checked(verdict, event, sole_gate=sole_gate)
 
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
@@ -201,6 +249,14 @@ class HostAdapter:
     def carries(self, kind: EventKind, field: ContentField) -> bool:
         """Whether this host's declaration gives a content field a channel on this event kind."""
         return field not in self.UNRENDERED_FIELDS[kind]
+
+    def native_input(self, event: ToolCallEvent, mutated: object) -> object:
+        """A rewrite in the host's own input keys: the declared renames of the tool, undone."""
+        renames = self.DECLARATION.INPUT_KEY_RENAMES.get(event.meta.native_tool)
+        if renames is None or not isinstance(mutated, dict):
+            return mutated
+        # A judge writes canonical keys (file_path); the host's tool reads its own (path).
+        return rename_input_keys(mutated, {new: old for old, new in renames.items()})
 
     def hook_payload(self, payload: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
         """The payload a hook entry parses, given what the host put on stdin and in the environment."""
@@ -223,15 +279,18 @@ class HostAdapter:
         call_keys: tuple[str, str],
         response_key: str | None = None,
         mcp_call: bool = False,
+        tool_aliases: Mapping[str, str] | None = None,
     ) -> ToolCallEvent:
         """Finish a parse: response, standard meta, renames, aliases, call class, veto, passthrough.
 
         call_keys names the host's MCP-context and agent-type fields; response_key its tool-result
         field, read on post_tool only (contract.md §2); mcp_call marks a call the host's own event
-        or tool naming identifies as MCP.
+        or tool naming identifies as MCP; tool_aliases replaces the declared host aliases for a call
+        whose canonical tool depends on its input (a patch that only adds files is a Write).
         """
         decl = self.DECLARATION
         payload = fields.payload
+        at = self.versioned(payload)
         response = ABSENT
         if kind == EventKinds.POST_TOOL and response_key is not None and response_key in payload:
             response = fields.take(response_key)
@@ -256,14 +315,15 @@ class HostAdapter:
             if renames is not None:
                 tool_input = rename_input_keys(tool_input, renames)
         alias_class = CallClasses.BUILTIN if host_tool else calls
-        tool = canonical_tool(native_tool, tool_input, alias_class, decl.TOOL_ALIASES)
-        vetoable = vetoable_for(kind, calls, decl.GATED_KINDS, decl.COVERAGE, decl.COVERAGE_KINDS)
+        aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
+        tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
+        vetoable = vetoable_for(kind, calls, at.GATED_KINDS, at.COVERAGE, at.COVERAGE_KINDS)
         # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
-        vetoable = vetoable and self.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
+        vetoable = vetoable and at.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
         meta = EventMeta(
             agent=self.AGENT,
             native_event=native_event,
-            integration_mode=self.INTEGRATION_MODE,
+            integration_mode=at.INTEGRATION_MODE,
             primary_gate_present=decl.PRIMARY_GATE_PRESENT,
             passthrough=fields.passthrough(),
             native_tool=ABSENT if native_tool is None else native_tool,
@@ -298,6 +358,73 @@ class HostAdapter:
     def block_reason(self, verdict: Verdict) -> str:
         """The verdict's reason when non-empty, else the host's default block reason."""
         return block_reason(verdict, self.DEFAULT_BLOCK_REASON)
+
+
+# Adapters at a version a payload named, so each distinct version is built once.
+_VERSIONED: dict[tuple[object, ...], HostAdapter] = {}
+_VERSIONED_MAX: Final = 32
+
+
+def _at_version(
+    cls: type[HostAdapter], options: tuple[tuple[str, Any], ...], option: str, version: str
+) -> HostAdapter:
+    key = (cls, options, version)
+    found = _VERSIONED.get(key)
+    if found is None:
+        if len(_VERSIONED) >= _VERSIONED_MAX:
+            _VERSIONED.clear()  # bounded: payloads naming many versions must not grow memory
+        found = _VERSIONED[key] = cls(**{**dict(options), option: version})
+    return found
+
+
+class _DeclarationView:
+    """A host declaration at one version: the top-level fields with the holding facts laid over."""
+
+    def __init__(self, decl: ModuleType, version: VersionKey | None) -> None:
+        supported: tuple[str, str] | None = decl.SUPPORTED_VERSIONS
+        self.integration_mode: IntegrationMode = decl.INTEGRATION_MODE
+        self.coverage: dict[CallClass, CoverageStatus] = dict(decl.COVERAGE)
+        self.gated_kinds: frozenset[EventKind] = decl.GATED_KINDS
+        self.coverage_kinds: frozenset[EventKind] = decl.COVERAGE_KINDS
+        self.unrendered: dict[EventKind, frozenset[ContentField]] = dict(decl.UNRENDERED_FIELDS)
+        self.native_ask_tier: bool = decl.NATIVE_ASK_TIER
+        self.failure_exit_code: int = decl.FAILURE_EXIT_CODE
+        self.failure_stdout: Mapping[str, object] | None = decl.FAILURE_STDOUT
+        self.exit_zero_block: bool = decl.EXIT_ZERO_BLOCK
+        self.features: dict[str, bool] = dict(decl.FEATURES)
+        applied = []
+        for fact in decl.VERSION_FACTS:
+            if window_holds(fact["since"], fact["until"], version, supported):
+                self.lay(fact["set"])
+                applied.append(fact["id"])
+        self.applied = tuple(applied)
+        first = None if supported is None else version_key(supported[0])
+        if version is not None and first is not None and version < first:
+            # host.schema.json versions.supported: nothing is known below min, so claim no block.
+            self.integration_mode = IntegrationModes.OBSERVE_ONLY
+
+    def lay(self, overlay: Mapping[str, Any]) -> None:
+        """Override the fields one fact sets: coverage and features per key, channels per field."""
+        if "integration_mode" in overlay:
+            self.integration_mode = overlay["integration_mode"]
+        self.coverage.update(overlay.get("coverage", {}))
+        if "gated_kinds" in overlay:
+            self.gated_kinds = frozenset(overlay["gated_kinds"])
+        if "coverage_kinds" in overlay:
+            self.coverage_kinds = frozenset(overlay["coverage_kinds"])
+        for kind, fields in overlay.get("rendered_fields", {}).items():
+            self.unrendered[kind] = self.unrendered[kind] - frozenset(fields)
+        for kind, fields in overlay.get("unrendered_fields", {}).items():
+            self.unrendered[kind] = self.unrendered[kind] | frozenset(fields)
+        if "native_ask_tier" in overlay:
+            self.native_ask_tier = overlay["native_ask_tier"]
+        if "failure_response" in overlay:
+            failure = overlay["failure_response"]
+            self.failure_exit_code = failure["exit_code"]
+            self.failure_stdout = failure.get("stdout")
+        if "exit_zero_block" in overlay:
+            self.exit_zero_block = overlay["exit_zero_block"]
+        self.features.update(overlay.get("features", {}))
 
 
 def payload_fields(native: object) -> NativeFields:

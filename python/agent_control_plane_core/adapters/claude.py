@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar, Final
 
 from .._generated.constants import (
@@ -15,7 +14,7 @@ from .._generated.hosts import claude as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from ..contract import make_event, present, to_string
+from ..contract import make_event, present, to_string, unreadable_as_json
 from ._base import HostAdapter, NativeFields, payload_fields
 
 __all__ = ["ClaudeAdapter", "claude_adapter"]
@@ -29,9 +28,6 @@ _PERMISSION = {Decisions.DENY: "deny", Decisions.ASK: "ask"}
 # The permission dialog's own event: answered with hookSpecificOutput.decision (CC-4, QW-7).
 PERMISSION_REQUEST: Final = "PermissionRequest"
 
-# Put before a block reason that would parse as JSON: Qwen's runner reads a JSON stderr at exit 2
-# as the hook's answer, so "403" or "{}" would let the call run (QW-1; FD-9 unmeasured).
-_JSON_GUARD: Final = "blocked: "
 # The shell tool's result fields (PostToolUse tool_response of Bash, host-findings §3.2).
 _SHELL_STDOUT: Final = "stdout"
 _SHELL_STDERR: Final = "stderr"
@@ -116,12 +112,7 @@ class ClaudeAdapter(HostAdapter):
 
     def stated_reason(self, verdict: Verdict) -> str:
         """The block text: the reason or the default, guarded so it never parses as JSON (QW-1)."""
-        text = self.block_reason(verdict)
-        try:
-            json.loads(text)
-        except ValueError:
-            return text
-        return _JSON_GUARD + text
+        return unreadable_as_json(self.block_reason(verdict))
 
     def decision_word(self, decision: str) -> str:
         """The permissionDecision for a deny or ask: ask only where the host has an ask tier (FD-1)."""

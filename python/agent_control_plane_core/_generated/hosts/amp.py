@@ -43,4 +43,14 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 1
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
-ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None
+# ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
+BLOCK_EXIT_CODE: Final = 2
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
+EXIT_ZERO_BLOCK: Final = False
+FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
+SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
+LAB_VERSIONS: Final[tuple[str, ...]] = ()
+VERSION_PAYLOAD_FIELD: Final[str | None] = None
+# Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
+VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
+)

@@ -16,22 +16,22 @@ from ..constants import CallClass, ContentField, CoverageStatus, EventKind, Inte
 AGENT: Final = "codex"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
-COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "partial", "mcp": "uncovered", "resumed": "partial", "subagent": "partial"})
-GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool"})
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "partial", "mcp": "covered", "resumed": "partial", "subagent": "partial"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"post_tool", "pre_tool", "prompt_submit"})
 COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"mutated_input", "mutated_output"}),
-        "pre_tool": frozenset({"additional_context", "mutated_output"}),
-        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
-        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "pre_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "prompt_submit": frozenset({"mutated_input", "mutated_output"}),
+        "session_start": frozenset({"mutated_input", "mutated_output"}),
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
-NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PermissionRequest": "pre_tool", "PostToolUse": "post_tool", "PreToolUse": "pre_tool"})
-NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({})
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PermissionRequest": "pre_tool", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "SessionStart"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"apply_patch": "Edit"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
     }
@@ -39,4 +39,16 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
-ENFORCING_SINCE: Final[tuple[int, int, int] | None] = (0, 135, 0)
+# ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
+BLOCK_EXIT_CODE: Final = 2
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
+EXIT_ZERO_BLOCK: Final = False
+FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
+SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("0.128.0", "0.171.0")
+LAB_VERSIONS: Final[tuple[str, ...]] = ("0.171.0", "0.128.0", "0.150.0")
+VERSION_PAYLOAD_FIELD: Final[str | None] = None
+# Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
+VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
+    MappingProxyType({"id": "pre-tool-additional-context", "set": MappingProxyType({"rendered_fields": MappingProxyType({"pre_tool": ("additional_context",)})}), "since": "0.129.0", "until": None}),
+    MappingProxyType({"id": "pre-tool-updated-input", "set": MappingProxyType({"rendered_fields": MappingProxyType({"pre_tool": ("mutated_input",)})}), "since": "0.131.0", "until": None}),
+)

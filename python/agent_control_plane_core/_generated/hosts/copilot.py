@@ -16,27 +16,43 @@ from ..constants import CallClass, ContentField, CoverageStatus, EventKind, Inte
 AGENT: Final = "copilot"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
-COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "unknown"})
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
-NATIVE_ASK_TIER: Final = True
+NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
-        "pre_tool": frozenset({"additional_context", "mutated_output"}),
+        "pre_tool": frozenset({"mutated_output"}),
         "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
-        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"mutated_input", "mutated_output"}),
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit", "postToolUse": "post_tool", "preToolUse": "pre_tool", "sessionStart": "session_start", "userPromptSubmitted": "prompt_submit"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "postToolUse", "pre_tool": "preToolUse", "prompt_submit": "userPromptSubmitted", "session_start": "sessionStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bash": "Bash"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bash": "Bash", "create": "Write", "edit": "Edit", "powershell": "Bash", "view": "Read", "web_fetch": "WebFetch"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
+        "create": MappingProxyType({"path": "file_path"}),
+        "edit": MappingProxyType({"path": "file_path"}),
+        "view": MappingProxyType({"path": "file_path"}),
     }
 )
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
-FAILURE_EXIT_CODE: Final = 2
+FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissionDecision": "deny", "permissionDecisionReason": "the guardrail hook failed, so the call is denied (see the hook's stderr)"})
-ENFORCING_SINCE: Final[tuple[int, int, int] | None] = None
+# ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
+BLOCK_EXIT_CODE: Final = 0
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissionDecision": "deny", "permissionDecisionReason": "the guardrail hook failed, so the call is denied (see the hook's stderr)"})
+EXIT_ZERO_BLOCK: Final = True
+FEATURES: Final[Mapping[str, bool]] = MappingProxyType({"exit_2_denies": False})
+SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("1.0.24", "1.0.102")
+LAB_VERSIONS: Final[tuple[str, ...]] = ("1.0.102", "1.0.65")
+VERSION_PAYLOAD_FIELD: Final[str | None] = None
+# Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
+VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
+    MappingProxyType({"id": "exit-2-denies", "set": MappingProxyType({"features": MappingProxyType({"exit_2_denies": True})}), "since": "1.0.70", "until": None}),
+    MappingProxyType({"id": "post-tool-context-and-result", "set": MappingProxyType({"rendered_fields": MappingProxyType({"post_tool": ("additional_context", "mutated_output")})}), "since": "1.0.51", "until": None}),
+    MappingProxyType({"id": "subagent-hooks", "set": MappingProxyType({"coverage": MappingProxyType({"subagent": "covered"})}), "since": "1.0.49", "until": None}),
+)

@@ -25,7 +25,7 @@ class NativeResponse(ContractModel):
     """Process exit code the hook must end with."""
 
     enforced: bool
-    """True guarantees the host blocks the call on this response; false promises nothing either way."""
+    """True guarantees the host blocks the call on this response: through a non-zero exit code, or through the body at exit 0 on a host whose declaration sets exit_zero_block; false promises nothing either way."""
 
     stdout: dict[str, Any] | Absent = ABSENT
     """JSON body written to stdout; absent when the host reads nothing there."""

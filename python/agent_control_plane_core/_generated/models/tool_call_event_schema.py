@@ -67,6 +67,48 @@ class PromptInput(ContractModel):
 
 
 @dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
+class PatchInput(ContractModel):
+    """The input of a canonical Edit or Write parsed from a patch tool (Codex apply_patch): a patch may touch several files, so a judge reads every path in file_paths."""
+
+    file_path: str
+    """The first file the patch touches, in patch order."""
+
+    file_paths: list[str]
+    """Every file the patch adds, updates, deletes or moves to, in patch order, each once."""
+
+    def __init__(
+        self,
+        *,
+        file_path: str,
+        file_paths: list[str],
+    ) -> None:
+        """Build the value from its fields; an optional field left out is ABSENT."""
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "file_path": file_path,
+                "file_paths": file_paths,
+            },
+        )
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        """The dataclass repr: class name and every field."""
+        return f"{self.__class__.__qualname__}(file_path={self.file_path!r}, file_paths={self.file_paths!r})"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when other is of the same class with equal fields, as a dataclass compares."""
+        if other.__class__ is self.__class__ and isinstance(other, PatchInput):
+            return (self.file_path, self.file_paths,) == (other.file_path, other.file_paths,)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """The hash of the field values, as a frozen dataclass hashes."""
+        return hash((self.file_path, self.file_paths,))
+
+
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class EventMeta(ContractModel):
     """Provenance of an event and every native top-level field the contract does not model."""
 
