@@ -31,15 +31,19 @@ def test_agent_ids_are_the_declared_hosts() -> None:
     # The shipped hosts stay; a new declaration adds its id without an edit here.
     shipped = (
         "amp",
+        "auggie",
         "claude",
+        "cline",
         "codex",
         "copilot",
+        "crush",
         "cursor",
         "factory",
         "gemini",
         "kiro",
         "opencode",
         "qwen",
+        "windsurf",
     )
     assert set(shipped) <= set(AGENT_IDS)
     assert tuple(sorted(p.stem for p in (SCHEMA_DIR / "hosts").glob("*.json"))) == AGENT_IDS
@@ -47,7 +51,7 @@ def test_agent_ids_are_the_declared_hosts() -> None:
 
 def test_unknown_agent_id_names_the_known_ids() -> None:
     with pytest.raises(ValueError, match=f"known agent ids are {', '.join(AGENT_IDS)}$"):
-        adapter_for("windsurf")
+        adapter_for("devin")
 
 
 def test_unknown_option_raises_one_line_naming_option_and_host() -> None:

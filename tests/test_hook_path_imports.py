@@ -16,7 +16,12 @@ from hook_runner import BLOCK_EXIT, PRE_TOOL
 
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 # Adapter modules a host's adapter subclasses (hosts speaking another host's protocol).
-DERIVES_FROM = {"factory": ("claude",), "qwen": ("claude",), "kiro": ("gemini",)}
+DERIVES_FROM = {
+    "auggie": ("claude",),
+    "factory": ("claude",),
+    "qwen": ("claude",),
+    "kiro": ("gemini",),
+}
 
 SCRIPT = """
 import json, sys

@@ -27,7 +27,7 @@ from hook_runner import (
 )
 
 # Hosts that answer with Claude Code's hookSpecificOutput body (host-protocols.md §1, §6).
-CLAUDE_BODIES = ("claude", "factory", "qwen")
+CLAUDE_BODIES = ("auggie", "claude", "factory", "qwen")
 # Faults where the hook cannot answer: (name, raw stdin or None for the rm -rf payload, judge).
 FAULTS = [
     ("bad-json", b"{not json", None),

@@ -400,6 +400,100 @@ def test_hook_command_quotes_paths_with_spaces(tmp_path: Path) -> None:
     assert argv[:3] == [str(folder / "acp"), "hook", "claude"]
 
 
+def test_auggie_registers_pre_tool_use_in_augment_settings_in_milliseconds(tmp_path: Path) -> None:
+    plan = plan_install("auggie", root=tmp_path, bin_dir=BIN, timeout_s=5)
+    assert plan.path == tmp_path / ".augment/settings.json"
+    hooks = json.loads(plan.after)["hooks"]
+    # The installer registers the gated kinds, and hosts/auggie.json gates pre_tool only.
+    assert sorted(hooks) == ["PreToolUse"]
+    (handler,) = hooks["PreToolUse"][0]["hooks"]
+    assert handler == {"type": "command", "command": str(BIN / "acp-auggie-hook"), "timeout": 5000}
+    assert "onFailure" not in plan.after
+
+
+def test_crush_writes_a_flat_pre_tool_use_handler_and_keeps_other_settings(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "crush.json"
+    config.write_text(
+        json.dumps(
+            {"options": {"debug": True}, "hooks": {"PreToolUse": [{"command": "./mine.sh"}]}}
+        )
+    )
+    plan = plan_install("crush", root=tmp_path, bin_dir=BIN, fail_closed=True, timeout_s=7)
+    settings = json.loads(plan.after)
+    assert settings["options"] == {"debug": True}
+    mine, ours = settings["hooks"]["PreToolUse"]
+    assert mine == {"command": "./mine.sh"}
+    assert shlex.split(ours["command"])[-1] == "--fail-closed"
+    assert ours["timeout"] == 7 and "matcher" not in ours
+    assert any("no fail-closed option" in note for note in plan.notes)
+    plan.apply()
+    again = plan_install("crush", root=tmp_path, bin_dir=BIN, timeout_s=7)
+    assert len(json.loads(again.after)["hooks"]["PreToolUse"]) == 2
+    user = plan_install("crush", scope="user", home=tmp_path, bin_dir=BIN)
+    assert user.path == tmp_path / ".config/crush/crush.json"
+
+
+def test_cline_writes_an_executable_pre_tool_use_program(tmp_path: Path) -> None:
+    assert install("cline", tmp_path)
+    program = tmp_path / ".clinerules/hooks/PreToolUse"
+    assert program.stat().st_mode & 0o777 == 0o755
+    lines = program.read_text().splitlines()
+    assert lines[0] == "#!/bin/sh"
+    assert lines[-1] == f"exec {BIN / 'acp-cline-hook'}"
+    user = plan_install("cline", scope="user", home=tmp_path, bin_dir=BIN)
+    assert user.path == tmp_path / "Documents/Cline/Hooks/PreToolUse"
+
+
+def test_cline_restores_the_executable_bit_and_refuses_a_foreign_program(tmp_path: Path) -> None:
+    install("cline", tmp_path)
+    program = tmp_path / ".clinerules/hooks/PreToolUse"
+    program.chmod(0o644)
+    assert install("cline", tmp_path)
+    assert program.stat().st_mode & 0o777 == 0o755
+    program.write_text("#!/bin/sh\n./my-own-check\n")
+    with pytest.raises(InstallError, match="not ours"):
+        plan_install("cline", root=tmp_path, bin_dir=BIN)
+
+
+def test_the_installed_cline_program_cancels_a_denied_call(tmp_path: Path) -> None:
+    install("cline", tmp_path, judge="hook_judges:denies")
+    payload = {
+        "hookName": "tool_call",
+        "taskId": "t1",
+        "tool_call": {"id": "c1", "name": "run_commands", "input": {"commands": ["rm -rf /"]}},
+    }
+    result = subprocess.run(
+        [str(tmp_path / ".clinerules/hooks/PreToolUse")],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env("cline"),
+        check=False,
+    )
+    assert result.returncode == 2
+    assert json.loads(result.stdout) == {"cancel": True, "errorMessage": "denied by test"}
+
+
+def test_windsurf_registers_every_blocking_pre_hook_with_show_output(tmp_path: Path) -> None:
+    plan = plan_install("windsurf", root=tmp_path, bin_dir=BIN)
+    assert plan.path == tmp_path / ".windsurf/hooks.json"
+    hooks = json.loads(plan.after)["hooks"]
+    # Post-hooks cannot block, so only the pre-hooks are registered (hosts/windsurf.json).
+    assert sorted(hooks) == [
+        "pre_mcp_tool_use",
+        "pre_read_code",
+        "pre_run_command",
+        "pre_user_prompt",
+        "pre_write_code",
+    ]
+    for action in hooks:
+        assert hooks[action] == [{"command": str(BIN / "acp-windsurf-hook"), "show_output": True}]
+    user = plan_install("windsurf", scope="user", home=tmp_path, bin_dir=BIN)
+    assert user.path == tmp_path / ".codeium/windsurf/hooks.json"
+
+
 def test_a_four_space_settings_file_keeps_its_indentation(tmp_path: Path) -> None:
     # N36: a committed settings file gets a diff of the lines that change, not a re-indent.
     settings = tmp_path / ".claude" / "settings.json"

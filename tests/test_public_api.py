@@ -76,6 +76,19 @@ def test_runtime_all_is_pinned() -> None:
         hooks.nohost_main  # noqa: B018
 
 
+def test_a_declared_host_without_a_written_entry_still_gets_its_hook_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A host scaffolded from its declaration alone: hooks.py resolves <agent>_main by itself.
+    monkeypatch.setattr(hooks, "HOST_IDS", (*hooks.HOST_IDS, "sample"))
+    ran: list[str] = []
+    monkeypatch.setattr(hooks, "main_for", ran.append)
+    entry = hooks.sample_main
+    assert entry.__doc__ == "acp-sample-hook."
+    entry()
+    assert ran == ["sample"]
+
+
 def test_every_exported_name_exists() -> None:
     for module in (acp, adapters, cli, contract, hooks, runtime, schemas):
         for name in module.__all__:

@@ -62,6 +62,26 @@ def copilot_main() -> NoReturn:
     main_for("copilot")
 
 
+def auggie_main() -> NoReturn:
+    """acp-auggie-hook (Claude Code's protocol, in .augment/settings.json)."""
+    main_for("auggie")
+
+
+def crush_main() -> NoReturn:
+    """acp-crush-hook (register it on PreToolUse in crush.json)."""
+    main_for("crush")
+
+
+def cline_main() -> NoReturn:
+    """acp-cline-hook (run from the executable .clinerules/hooks/PreToolUse)."""
+    main_for("cline")
+
+
+def windsurf_main() -> NoReturn:
+    """acp-windsurf-hook (register it on the pre_* actions in .windsurf/hooks.json)."""
+    main_for("windsurf")
+
+
 def opencode_main() -> NoReturn:
     """acp-opencode-hook (run by the plugin acp install opencode writes, one call per process)."""
     main_for("opencode")

@@ -38,6 +38,8 @@ class InstallPlan:
     before: str | None
     after: str
     notes: tuple[str, ...] = ()
+    # Permission bits for a file the host executes itself (Cline runs one per event); None keeps.
+    mode: int | None = None
 
     @property
     def changed(self) -> bool:
@@ -57,6 +59,9 @@ class InstallPlan:
     def apply(self) -> bool:
         """Write the planned file atomically; return whether anything changed."""
         if not self.changed:
+            if self.mode is not None and self.path.stat().st_mode & 0o7777 != self.mode:
+                os.chmod(self.path, self.mode)
+                return True
             return False
         # M10: a symlinked config (dotfiles) is written through the link, in the target's folder.
         target = Path(os.path.realpath(self.path))
@@ -70,9 +75,10 @@ class InstallPlan:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(self.after)
-            # L5: the replaced file's mode, or for a new file the usual umask default (not 0600).
+            # L5: the replaced file's mode, or for a new file the usual umask default (not 0600);
+            # a program the host executes (Cline's hook) is made executable.
             mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-            os.chmod(tmp, mode)
+            os.chmod(tmp, self.mode if self.mode is not None else mode)
             os.replace(tmp, target)
         except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
@@ -657,6 +663,79 @@ def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return after, before, notes
 
 
+def _auggie(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    # Auggie's hook timeout is in milliseconds (default 6e4 in the 0.36.0 bundle; hosts/auggie.json).
+    after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
+    return after, before, _no_fail_closed(request, "Auggie")
+
+
+def _crush(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """crush.json: {"hooks": {"PreToolUse": [{"command", "timeout"}]}}, no matcher (every tool)."""
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    hooks = _child(settings, "hooks", dict, request.path)
+    for kind, event in _native_events(request.host):
+        command, _ = _command(request, kind)
+        # Crush's hook timeout is in seconds (charmbracelet/crush docs/hooks/README.md).
+        handler = {"command": command, "timeout": request.timeout_s}
+        handlers = _child(hooks, event, list, request.path)
+        for index, existing in enumerate(handlers):
+            if isinstance(existing, Mapping) and _is_ours(existing.get("command"), request.host):
+                handlers[index] = handler
+                break
+        else:
+            handlers.append(handler)
+    after = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    # A hook that times out or exits non-zero (not 2) is "no opinion" in Crush: the call runs.
+    return after, before, _no_fail_closed(request, "Crush")
+
+
+def _cline(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.clinerules/hooks/PreToolUse: Cline runs the executable named after the event."""
+    before = _read(request.path)
+    if before is not None and not any(
+        _is_ours(line.removeprefix("exec "), request.host) for line in before.splitlines()
+    ):
+        raise InstallError(
+            f"{request.path} already holds a hook that is not ours: Cline runs one executable per"
+            " event, so call the command of `acp install cline --dry-run` from it by hand"
+        )
+    command, _ = _command(request, EventKinds.PRE_TOOL)
+    after = f"#!/bin/sh\n# Written by acp install cline.\nexec {command}\n"
+    notes = (
+        "Cline runs only PreToolUse from this file; other events need their own executables.",
+        *_no_fail_closed(request, "Cline"),
+    )
+    return after, before, notes
+
+
+def _windsurf(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """hooks.json: {"hooks": {action: [{"command", "show_output"}]}} for every blocking pre-hook."""
+    import importlib
+
+    declaration = importlib.import_module(f"{__package__}._generated.hosts.{request.host}")
+    gated: frozenset[str] = declaration.GATED_KINDS
+    # Every action is its own event (pre_run_command, pre_read_code, ...): register each one
+    # whose kind blocks, not only the NATIVE_EVENT_FOR probe name.
+    actions = sorted(name for name, kind in declaration.NATIVE_EVENTS.items() if kind in gated)
+    before = _read(request.path)
+    settings = _load_json(request.path, before)
+    hooks = _child(settings, "hooks", dict, request.path)
+    for action in actions:
+        command, _ = _command(request, declaration.NATIVE_EVENTS[action])
+        # show_output lets the user see the block reason in Cascade (hosts/windsurf.json).
+        handler = {"command": command, "show_output": True}
+        handlers = _child(hooks, action, list, request.path)
+        for index, existing in enumerate(handlers):
+            if isinstance(existing, Mapping) and _is_ours(existing.get("command"), request.host):
+                handlers[index] = handler
+                break
+        else:
+            handlers.append(handler)
+    after = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    return after, before, _no_fail_closed(request, "Windsurf")
+
+
 def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     """.kiro/hooks/<file>.json, a V3 hook file: {"version": "v1", "hooks": [{name, trigger, ...}]}."""
     before = _read(request.path)
@@ -747,6 +826,12 @@ _HOSTS: Final[
     # The workspace settings path is unverified (?); the user one is documented.
     "amp": (".amp/settings.json", ".config/amp/settings.json", _amp),
     "cursor": (".cursor/hooks.json", ".cursor/hooks.json", _cursor),
+    "auggie": (".augment/settings.json", ".augment/settings.json", _auggie),
+    # Crush reads crush.json (or .crush.json) in the project and ~/.config/crush/crush.json.
+    "crush": ("crush.json", ".config/crush/crush.json", _crush),
+    # Cline: one executable per event, .clinerules/hooks/ or ~/Documents/Cline/Hooks/ (hosts/cline.json).
+    "cline": (".clinerules/hooks/PreToolUse", "Documents/Cline/Hooks/PreToolUse", _cline),
+    "windsurf": (".windsurf/hooks.json", ".codeium/windsurf/hooks.json", _windsurf),
     # Copilot CLI loads every .github/hooks/*.json of the repository and ~/.copilot/hooks/*.json.
     "copilot": (
         ".github/hooks/agent-control-plane.json",
@@ -760,6 +845,11 @@ _HOSTS: Final[
         _opencode,
     ),
 }
+
+
+# Hosts whose installed file is the hook program itself, so it must be executable.
+_EXECUTED: Final = frozenset({"cline"})
+_EXECUTABLE: Final = 0o755
 
 INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
 """Hosts acp install has a configuration entry for."""
@@ -890,6 +980,7 @@ def plan_install(
         before=before,
         after=after,
         notes=(*notes, *_shared_hook_notes(host, scope, base), _registered(host, judge, policy)),
+        mode=_EXECUTABLE if host in _EXECUTED else None,
     )
 
 

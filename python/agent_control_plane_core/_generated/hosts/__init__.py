@@ -9,5 +9,5 @@ from __future__ import annotations
 
 from typing import Final
 
-HOST_IDS: Final[tuple[str, ...]] = ("amp", "claude", "codex", "copilot", "cursor", "factory", "gemini", "kiro", "opencode", "qwen")
+HOST_IDS: Final[tuple[str, ...]] = ("amp", "auggie", "claude", "cline", "codex", "copilot", "crush", "cursor", "factory", "gemini", "kiro", "opencode", "qwen", "windsurf")
 """Every host with a declaration document, sorted."""

@@ -1,0 +1,53 @@
+# DO NOT EDIT: this file is generated.
+# source: schema/control-plane/v1/hosts/windsurf.json
+# template: templates/python/host.py.j2
+# regenerate: make codegen (python -m codegen)
+
+"""Declaration of the windsurf host: what it can carry and enforce."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+
+AGENT: Final = "windsurf"
+INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
+PRIMARY_GATE_PRESENT: Final = True
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "partial", "mcp": "covered", "resumed": "unknown", "subagent": "unknown"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
+NATIVE_ASK_TIER: Final = False
+UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
+    {
+        "post_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "pre_tool": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+    }
+)
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"post_mcp_tool_use": "post_tool", "post_read_code": "post_tool", "post_run_command": "post_tool", "post_write_code": "post_tool", "pre_mcp_tool_use": "pre_tool", "pre_read_code": "pre_tool", "pre_run_command": "pre_tool", "pre_user_prompt": "prompt_submit", "pre_write_code": "pre_tool"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "post_run_command", "pre_tool": "pre_run_command", "prompt_submit": "pre_user_prompt"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"read_code": "Read", "run_command": "Bash", "write_code": "Edit"})
+INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "run_command": MappingProxyType({"command_line": "command"}),
+    }
+)
+DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
+FAILURE_EXIT_CODE: Final = 0
+FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
+# ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
+BLOCK_EXIT_CODE: Final = 2
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
+EXIT_ZERO_BLOCK: Final = False
+FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
+SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
+LAB_VERSIONS: Final[tuple[str, ...]] = ()
+VERSION_PAYLOAD_FIELD: Final[str | None] = None
+# Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
+VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
+)

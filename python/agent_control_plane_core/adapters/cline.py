@@ -1,0 +1,95 @@
+"""Cline adapter: one executable per event; {"cancel": true, "errorMessage"} on stdout stops the call."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from .._generated.constants import ContentFields, Decisions, EventKinds, PromptInputFields
+from .._generated.hosts import cline as declaration
+from .._generated.models.native_response_schema import NativeResponse
+from .._generated.models.tool_call_event_schema import ToolCallEvent
+from .._generated.models.verdict_schema import Verdict
+from ..contract import present, to_string
+from ._base import HostAdapter, payload_fields
+
+__all__ = ["ClineAdapter", "cline_adapter"]
+
+# Cline reads the control JSON whatever the exit code (@cline/core 0.0.86 runSubprocessEvent);
+# the non-zero exit and the stderr reason on a block are for logs and any runner that checks them.
+_BLOCK: Final = 2
+# Per kind: the SDK's object ({name, input}) and the documented data key ({toolName, parameters}).
+_TOOL_KEYS: Final = {
+    EventKinds.PRE_TOOL: ("tool_call", "preToolUse"),
+    EventKinds.POST_TOOL: ("tool_result", "postToolUse"),
+}
+
+
+class ClineAdapter(HostAdapter):
+    """Parses Cline hook payloads and renders verdicts as Cline's control JSON."""
+
+    DECLARATION = declaration
+
+    def parse(self, native: object) -> ToolCallEvent:
+        """Turn a Cline hook payload into a ToolCallEvent; never raises."""
+        fields = payload_fields(native)
+        native_event = fields.string("hookName") or ""
+        kind = self.kind_of(native_event)
+        native_tool: str | None = None
+        tool_input: dict[str, Any] = {}
+        keys = _TOOL_KEYS.get(kind)
+        if keys is not None:
+            sdk, documented = (fields.payload.get(key) for key in keys)
+            if isinstance(sdk, dict) and isinstance(sdk.get("name"), str):
+                native_tool = sdk["name"]
+                found = sdk.get("input")
+                tool_input = dict(found) if isinstance(found, dict) else {}
+            elif isinstance(documented, dict) and isinstance(documented.get("toolName"), str):
+                native_tool = documented["toolName"]
+                found = documented.get("parameters")
+                tool_input = dict(found) if isinstance(found, dict) else {}
+        elif kind == EventKinds.PROMPT_SUBMIT:
+            data = fields.payload.get("userPromptSubmit")
+            prompt = data.get("prompt") if isinstance(data, dict) else None
+            tool_input = {PromptInputFields.PROMPT: prompt if isinstance(prompt, str) else ""}
+        return self.build_event(
+            fields,
+            kind=kind,
+            native_event=native_event,
+            native_tool=native_tool,
+            tool_input=tool_input,
+            call_keys=("mcp_context", "agent_type"),
+            response_key="tool_result",
+        )
+
+    def render_checked(
+        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
+    ) -> NativeResponse:
+        """Render a verdict as Cline's stdout control JSON and exit code."""
+        decision = verdict.decision
+        enforced = decision == Decisions.DENY and event.this_call_vetoable
+        body: dict[str, Any] = {}
+        if decision != Decisions.ALLOW:
+            # No ask answer exists (hosts/cline.json): an ask cancels like an advisory deny.
+            body["cancel"] = True
+            reason = self.block_reason(verdict) if enforced else to_string(verdict.reason)
+            if reason:
+                body["errorMessage"] = reason
+        kind = event.event
+        if present(verdict.additional_context) and self.carries(
+            kind, ContentFields.ADDITIONAL_CONTEXT
+        ):
+            body["contextModification"] = verdict.additional_context
+        if (
+            decision == Decisions.ALLOW
+            and present(verdict.mutated_input)
+            and self.carries(kind, ContentFields.MUTATED_INPUT)
+        ):
+            body["overrideInput"] = verdict.mutated_input
+        if enforced:
+            return self.response(
+                exit_code=_BLOCK, enforced=True, stdout=body, stderr=body["errorMessage"]
+            )
+        return self.response(stdout=body or None)
+
+
+cline_adapter = ClineAdapter()

@@ -1,0 +1,12 @@
+"""The cline adapter passes the conformance kit on its golden fixtures."""
+
+from __future__ import annotations
+
+from agent_control_plane_core import adapter_for, assert_conforms
+
+from conftest import FIXTURES_DIR
+
+
+def test_cline_adapter_conforms_to_its_fixtures() -> None:
+    report = assert_conforms(adapter_for("cline"), FIXTURES_DIR / "cline.json")
+    assert report.scenarios > 0
