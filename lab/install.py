@@ -62,9 +62,12 @@ class HostInstall:
 
 
 def cache_dir() -> Path:
-    """The lab cache: env ACP_LAB_CACHE, default <repo>/.lab-cache."""
+    """The lab cache: env ACP_LAB_CACHE, else the user's cache folder, so fresh clones share it."""
     env = os.environ.get("ACP_LAB_CACHE")
-    return Path(env).expanduser().resolve() if env else REPO / ".lab-cache"
+    if env:
+        return Path(env).expanduser().resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser().resolve() / "agent-control-plane-core" / "lab"
 
 
 def lock() -> dict[str, Any]:

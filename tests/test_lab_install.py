@@ -197,7 +197,26 @@ def test_cache_dir_env_and_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("ACP_LAB_CACHE", str(tmp_path / "c"))
     assert install.cache_dir() == tmp_path / "c"
     monkeypatch.delenv("ACP_LAB_CACHE")
-    assert install.cache_dir() == Path(install.__file__).resolve().parent.parent / ".lab-cache"
+    # Outside the clone: a fresh checkout (CI's) reuses the hosts installed before.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert install.cache_dir() == tmp_path / "xdg" / "agent-control-plane-core" / "lab"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert install.cache_dir() == tmp_path / "home" / ".cache" / "agent-control-plane-core" / "lab"
+
+
+def test_prune_runs_keeps_the_newest(tmp_path: Path) -> None:
+    from lab.run import prune_runs
+
+    for name in ("20261201-090000", "20261201-100000", "20261201-110000"):
+        (tmp_path / name / "claude@1").mkdir(parents=True)
+    (tmp_path / "by-hand").mkdir()
+    prune_runs(tmp_path, keep=2)
+    left = ["20261201-100000", "20261201-110000", "by-hand"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == left
+    prune_runs(tmp_path, keep=0)
+    assert [path.name for path in tmp_path.iterdir()] == ["by-hand"]
+    prune_runs(tmp_path / "absent", keep=1)
 
 
 def test_ensure_host_installs_pinned_with_lab_node_first(fake: FakeNpm, tmp_path: Path) -> None:

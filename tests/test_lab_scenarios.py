@@ -147,3 +147,27 @@ def test_tap_answers_a_control_in_place_of_the_hook(tmp_path: Path) -> None:
         args, input=b'"PreToolUse tool_response"', capture_output=True, cwd=REPO, check=False
     )
     assert other.returncode != 0 and b"FileNotFoundError" in other.stderr
+
+
+def test_every_host_is_lab_run_or_says_what_it_was_built_from() -> None:
+    # docs/hosts.md has a row for every declared host: its lab versions, or where its facts come from.
+    from agent_control_plane_core import AGENT_IDS
+    from agent_control_plane_core._generated.constants import HostDeclarationFields
+    from lab.run import declaration, profiled_hosts
+
+    lab_hosts = set(profiled_hosts())
+    for agent in AGENT_IDS:
+        built = HostDeclarationFields.BUILT_FROM in declaration(agent)
+        assert built != (agent in lab_hosts), agent
+
+
+def test_the_matrix_has_a_row_for_every_host() -> None:
+    from agent_control_plane_core import AGENT_IDS
+    from lab.run import matrix, profiled_hosts
+
+    text = matrix([])
+    for agent in AGENT_IDS:
+        assert f"\n| {agent} | " in text, agent
+        if agent not in profiled_hosts():
+            assert f"\n| {agent} | unknown |" not in text
+            assert "not lab-verified: rests on the sources" in text.split(f"\n| {agent} | ")[1]
