@@ -767,12 +767,13 @@ def _apply(
 
 def _unrendered(event: ToolCallEvent) -> frozenset[str]:
     """The content fields the event's host cannot carry on this kind (all, for an unknown host)."""
-    from .adapters import AGENT_IDS, adapter_for
+    from .adapters import AGENT_IDS, _from_environment
 
     if event.meta.agent not in AGENT_IDS:
         # No declaration to prove the rewrite arrives: treat it as unrendered (never a silent pass).
         return frozenset(ContentFields.ALL)
-    return frozenset(adapter_for(event.meta.agent).UNRENDERED_FIELDS[event.event])
+    # Configured as the hook entry is (ACP_<HOST>_VERSION): what the host carries can depend on it.
+    return frozenset(_from_environment(event.meta.agent).UNRENDERED_FIELDS[event.event])
 
 
 def _short(text: str, width: int = 80) -> str:

@@ -34,7 +34,7 @@ from ._plumbing import (
     write_all,
     write_response,
 )
-from .adapters import Adapter, adapter_for
+from .adapters import Adapter
 from .contract import block_reason, json_bytes, present, sanitize_verdict, unreadable_as_json
 
 __all__ = [
@@ -81,12 +81,9 @@ _BLOCK_EXIT: Final = 2
 
 def entry_adapter(agent: str, environ: Mapping[str, str] | None = None, **options: Any) -> Adapter:
     """The adapter a hook entry or the CLI uses: options from the environment, explicit ones winning."""
-    base = adapter_for(agent)
-    env_names: Mapping[str, str] = getattr(base, "ENV_OPTIONS", {})
-    env = os.environ if environ is None else environ
-    from_env = {option: env[name] for option, name in env_names.items() if env.get(name)}
-    merged = {**from_env, **{k: v for k, v in options.items() if v is not None}}
-    return base.configure(**merged) if merged else base
+    from .adapters import _from_environment
+
+    return _from_environment(agent, environ, **options)
 
 
 def render_escalated(
