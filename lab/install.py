@@ -66,8 +66,11 @@ def cache_dir() -> Path:
     env = os.environ.get("ACP_LAB_CACHE")
     if env:
         return Path(env).expanduser().resolve()
+    # Outside any git checkout: a host whose project sits inside a repository takes the
+    # repository's root as its workspace, and trust and project settings stop matching (lab runs
+    # with the cache inside this clone: Claude ignored the project settings).
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser().resolve() / "agent-control-plane-core" / "lab"
+    return (Path(base).expanduser() / "agent-control-plane-core" / "lab").resolve()
 
 
 def lock() -> dict[str, Any]:
