@@ -111,6 +111,17 @@ def test_older_versions_are_in_the_requested_ranges() -> None:
     assert all(LOCK["hosts"][h]["older"] == [] for h in others)
 
 
+def test_declarations_name_the_versions_the_lab_drives() -> None:
+    # A declaration's lab_pinned and lab_older are the lock's: the matrix shows those versions.
+    from lab.run import declaration
+
+    for host, entry in LOCK["hosts"].items():
+        versions = declaration(host).get("versions")
+        if versions is not None:
+            assert versions["lab_pinned"] == entry["version"], host
+            assert versions.get("lab_older", []) == entry["older"], host
+
+
 @pytest.mark.parametrize("host", sorted(REAL_OUTPUT))
 def test_version_pattern_matches_the_real_output_only_for_its_version(host: str) -> None:
     entry = LOCK["hosts"][host]
