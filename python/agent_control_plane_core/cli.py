@@ -41,8 +41,9 @@ _VALIDATE_KINDS: Final = {
     "verdict": "verdict",
     "native-response": "native-response",
 }
-# Per-line options of `acp bridge`; everything else on a line is refused by name.
-_BRIDGE_OPTIONS: Final = ("sole_gate", "codex_version")
+# Per-line options of `acp bridge`: sole_gate and each host's <agent>_version (codex_version is
+# Codex's); everything else on a line is refused by name.
+_BRIDGE_OPTIONS: Final = ("sole_gate", *(f"{agent}_version" for agent in AGENT_IDS))
 _BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
 _ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
 _ON_UNRENDERED_HELP: Final = (
@@ -63,10 +64,10 @@ def _print_json(value: Any) -> None:
 
 
 @lru_cache(maxsize=64)
-def _bridge_adapter(agent: str, codex_version: str | None) -> Adapter:
+def _bridge_adapter(agent: str, versions: tuple[tuple[str, str], ...]) -> Adapter:
     # Bounded: a stream naming many versions must not grow memory without limit.
     # The bridge never reads the environment: each line carries its own options.
-    return entry_adapter(agent, {}, codex_version=codex_version)
+    return entry_adapter(agent, {}, **dict(versions))
 
 
 def bridge_line(line: str) -> dict[str, Any]:
@@ -77,7 +78,8 @@ def bridge_line(line: str) -> dict[str, Any]:
         return _bridge_error(str(exc))
     agent, native, options = request["agent"], request["native"], request["options"]
     try:
-        adapter = _bridge_adapter(agent, options.get("codex_version"))
+        versions = tuple(sorted((k, v) for k, v in options.items() if k.endswith("_version")))
+        adapter = _bridge_adapter(agent, versions)
     except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
         return _bridge_error(f"options: {exc}")
     event = adapter.parse(native)
@@ -152,15 +154,15 @@ def _bridge_request(line: str) -> dict[str, Any]:
         raise UsageError("line has no native payload; add the host's raw hook payload as native")
     options = request.get("options", {})
     if not isinstance(options, dict):
-        raise UsageError("options must be an object {sole_gate?, codex_version?}")
+        raise UsageError(f"options must be an object {{sole_gate?, {agent}_version?}}")
     bad = sorted(set(options) - set(_BRIDGE_OPTIONS))
     if bad:
         raise UsageError(f"unknown option(s) {', '.join(bad)}; known: {', '.join(_BRIDGE_OPTIONS)}")
     if not isinstance(options.get("sole_gate", False), bool):
         raise UsageError("options.sole_gate must be true or false")
-    version = options.get("codex_version")
-    if version is not None and not isinstance(version, str):
-        raise UsageError('options.codex_version must be a version string such as "0.150.0"')
+    for name, version in options.items():
+        if name.endswith("_version") and not isinstance(version, str):
+            raise UsageError(f'options.{name} must be a version string such as "0.150.0"')
     return {**request, "options": options}
 
 
