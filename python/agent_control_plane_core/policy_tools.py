@@ -177,6 +177,9 @@ class _Templates:
         usable.sort(key=lambda case: case["event"][ToolCallEventFields.TOOL] != tool)
         if not usable:
             raise _NoTemplate(f"{agent} has no {kind} event", skip=True)
+        if output is not None and not any(ToolCallEventFields.RESPONSE in case["event"] for case in usable):
+            # Windsurf's post_run_command sends no output: a test of the output cannot apply there.
+            raise _NoTemplate(f"{agent} sends no tool output on {kind}", skip=True)
         for case in usable[:6]:
             event = self._fill(agent, case, tool, tool_input, output, cwd)
             if event is not None:
@@ -212,7 +215,7 @@ class _Templates:
         native, done = _replace_input(native, old[ToolCallEventFields.INPUT], renames, native_input)
         if not done:
             return None
-        if output is not None and "response" in old:
+        if output is not None and ToolCallEventFields.RESPONSE in old:
             native, done = _replace_response(native, old["response"], str(output))
             if not done:
                 return None
