@@ -33,7 +33,7 @@ __all__ = [
 
 REPO = Path(__file__).resolve().parent.parent
 LOCK_PATH = Path(__file__).resolve().with_name("hosts.lock.json")
-HOSTS = ("claude", "codex", "gemini", "qwen", "factory", "copilot", "opencode")
+HOSTS = ("claude", "codex", "gemini", "qwen", "factory", "copilot", "opencode", "cline")
 STAMP = ".lab-stamp.json"
 VERIFY_TIMEOUT = 60.0
 INSTALL_TIMEOUT = 1800.0

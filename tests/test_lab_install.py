@@ -27,6 +27,7 @@ REAL_OUTPUT = {
     "factory": "{v}\n",
     "copilot": "GitHub Copilot CLI {v}.\nRun 'copilot update' to check for updates.\n",
     "opencode": "{v}\n",
+    "cline": "{v}\n",
 }
 
 
@@ -87,6 +88,7 @@ def test_lock_has_every_host_with_exact_versions() -> None:
         "factory",
         "copilot",
         "opencode",
+        "cline",
     }
     exact = re.compile(r"^\d+\.\d+\.\d+$")
     assert exact.match(NODE_VERSION) and int(NODE_VERSION.split(".")[0]) >= 22

@@ -59,6 +59,16 @@ def test_an_ungated_kind_expects_the_call_to_run() -> None:
     assert sc.expected(ungated, _scenario("prompt_block")) == {sc.PROMPT_SEEN: True}
 
 
+def test_a_block_that_ends_the_run_expects_no_reason_at_the_model() -> None:
+    base = adapter_for("claude")
+    ending = _fake(base, BLOCK_ENDS_RUN=True)
+    assert sc.expected(ending, _scenario("deny")) == {sc.ORIGINAL_RAN: False, sc.REASON_SEEN: False}
+    assert sc.expected(ending, _scenario("deny_json_reason"))[sc.REASON_SEEN] is False
+    # Only the reason changes: a fail-closed crash must still stop the call.
+    assert sc.expected(ending, _scenario("crash_fail_closed")) == {sc.ORIGINAL_RAN: False}
+    assert sc.expected(adapter_for("cline"), _scenario("deny"))[sc.REASON_SEEN] is False
+
+
 def test_an_unrendered_rewrite_expects_neither_command_where_the_call_can_be_stopped() -> None:
     base = adapter_for("claude")
     carried = dict(sc.fact(base, "UNRENDERED_FIELDS"))

@@ -424,7 +424,8 @@ def _cmd_install(args: argparse.Namespace) -> int:
         plan.apply()
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
-    print(f"{plan.path}: {args.host} hook registered")
+    for written in (plan, *plan.also):
+        print(f"{written.path}: {args.host} hook registered")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Cline adapter: one executable per event; {"cancel": true, "errorMessage"} on stdout stops the call."""
+"""Cline adapter: one executable per event; {"cancel": true, "errorMessage"} on stdout ends the run."""
 
 from __future__ import annotations
 
@@ -69,7 +69,8 @@ class ClineAdapter(HostAdapter):
         enforced = decision == Decisions.DENY and event.this_call_vetoable
         body: dict[str, Any] = {}
         if decision != Decisions.ALLOW:
-            # No ask answer exists (hosts/cline.json): an ask cancels like an advisory deny.
+            # No ask answer exists (hosts/cline.json): an ask cancels like a deny. The cancel ends
+            # the whole run on 3.0.65 (block_ends_run), so errorMessage never reaches the model.
             body["cancel"] = True
             reason = self.block_reason(verdict) if enforced else to_string(verdict.reason)
             if reason:
