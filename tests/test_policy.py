@@ -724,6 +724,11 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
             assert redact.code == 0 and redact.body()["decision"] == "deny"
             assert REDACTED in redact.body()["reason"]
             decisions.append("allow")
+        elif agent == "codex":
+            # From 0.150.0 a PostToolUse block's reason replaces the output (lab scenario redact).
+            assert redact.code == 0 and redact.body()["decision"] == "block"
+            assert REDACTED in redact.body()["reason"]
+            decisions.append("allow")
         else:
             assert redact.code == 2 and "mutated_output" in redact.stderr
             decisions.append("deny")

@@ -31,7 +31,7 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "TaskStart": "session_start", "UserPromptSubmit": "prompt_submit", "agent_start": "session_start", "prompt_submit": "prompt_submit", "tool_call": "pre_tool", "tool_result": "post_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "TaskStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_command": "Bash", "read_file": "Read", "replace_in_file": "Edit", "web_fetch": "WebFetch", "write_to_file": "Write"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_command": "Bash", "read_file": "Read", "replace_in_file": "Edit", "run_commands": "Bash", "web_fetch": "WebFetch", "write_to_file": "Write"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "read_file": MappingProxyType({"path": "file_path"}),
