@@ -783,7 +783,7 @@ def _fails_closed(rule: _Rule) -> bool:
 
 
 def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bool:
-    cut = False
+    cut = 0
     pattern = lazy.get()
     for text in _texts(value):
         head = _head(text)
@@ -791,10 +791,14 @@ def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bo
         if found is not None:
             why.append(f"match {pattern.pattern!r} found {_short(found.group())!r}")
             return True
-        cut = cut or len(head) < len(text)
+        if len(head) < len(text):
+            cut = max(cut, len(text.encode("utf-8", errors="surrogatepass")))
     if cut and _fails_closed(rule):
-        # No unscanned tail: a deny or ask rule counts what it could not search as a match.
-        why.append(f"text past the first {_LIMIT_TEXT} was not searched{_UNPARSED_NOTE}")
+        # H1: no unscanned tail; a deny or ask rule counts what it could not search as a match,
+        # and says how long the text was.
+        why.append(
+            f"a {cut}-byte text was searched only in its first {_LIMIT_TEXT}{_UNPARSED_NOTE}"
+        )
         return True
     return False
 
@@ -834,8 +838,10 @@ def _apply(
         why.append(f"rewrite {rule.rewrite.pattern.pattern!r} changed the text")  # type: ignore[union-attr]
     reason = rule.reason
     unparsed = [line.removesuffix(_UNPARSED_NOTE) for line in why if line.endswith(_UNPARSED_NOTE)]
-    if unparsed and reason is not None:
-        # Say why a rule fired on input it could not read, or its reason would mislead.
+    if unparsed:
+        # Say why a rule fired on input it could not read, or its reason would mislead; a rule
+        # without a reason is named, so the host never shows only its generic block text (H1).
+        reason = reason if reason is not None else f"policy {rule.label}"
         reason += f" [{unparsed[0]}: input the policy cannot read counts as a match]"
     verdict = Verdict(
         decision=rule.decision,
