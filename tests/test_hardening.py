@@ -1134,10 +1134,11 @@ def test_m2_subagent_shell_calls_get_the_rules_decision(agent: str, payload: Any
 def test_l7_a_catastrophic_policy_regex_is_answered_at_the_deadline(tmp_path: Path) -> None:
     rule = '{ name = "redos", tools = ["Bash"], match = \'^(a+)+$\', decision = "deny" }'
     payload = {**LS, "tool_input": {"command": "a" * 35 + "b"}}
+    # A deadline well past the policy's load, so the regex is running when it passes; without
+    # an answer the regex runs for hours and the HANG bound raises TimeoutExpired.
     env = claude_env(
-        ACP_POLICY=_policy_file(tmp_path, rule), ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500"
+        ACP_POLICY=_policy_file(tmp_path, rule), ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000"
     )
-    # Without an answer the regex runs for hours and the HANG bound raises TimeoutExpired.
     result = run_raw(CLAUDE_HOOK, json.dumps(payload).encode(), env, capture_output=True)
     assert result.returncode == 2 and b"no answer within" in result.stderr
 
@@ -1174,7 +1175,7 @@ def test_l7_the_nested_repeat_check(pattern: str, runaway: bool) -> None:
 
 
 def test_r4_a_judge_stuck_in_a_catastrophic_regex_is_answered_at_the_deadline() -> None:
-    env = claude_env("redos_then_allow", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
+    env = claude_env("redos_then_allow", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000")
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
     assert result.returncode == 2
 
@@ -1308,3 +1309,275 @@ def test_l12_amp_envelope_subagent_call_is_renamed_and_decided() -> None:
     payload = {"tool": "Bash", "input": {"cmd": "rm -rf /"}, "agent_type": "oracle"}
     run = run_hook("amp", payload, ACP_POLICY=str(EXAMPLE))
     assert run.code == 2  # Amp rejects on 2
+
+
+# ---- §1.2 attacks that held: payload shapes, MCP and file rules -------------------------------
+
+
+def _decide(agent: str, payload: Any, policy: str, environ: dict[str, str] | None = None) -> Any:
+    """The policy's verdict on a native payload, and the host's escalated answer to it."""
+    from agent_control_plane_core.policy import load_policy_judge
+    from agent_control_plane_core.runtime import render_escalated
+
+    env = {"ACP_CODEX_VERSION": "0.150.0", **(environ or {})}
+    adapter = entry_adapter(agent, env)
+    event = adapter.parse(adapter.hook_payload(payload, env))
+    verdict = load_policy_judge(policy)(event)
+    return event, verdict, render_escalated(adapter, verdict, event)
+
+
+RM_INPUT = {"command": "rm -rf /"}
+HELD_SHAPES = {
+    "qwen subagent run_shell_command": (
+        "qwen",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "run_shell_command",
+            "tool_input": RM_INPUT,
+            "agent_type": "Explorer",
+        },
+        {},
+    ),
+    "amp delegate cmd": ("amp", {"cmd": "rm -rf /"}, {"AGENT_TOOL_NAME": "Bash"}),
+    "cursor preToolUse tool_input as a JSON string": (
+        "cursor",
+        {"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": json.dumps(RM_INPUT)},
+        {},
+    ),
+    "cursor beforeShellExecution flat command": (
+        "cursor",
+        {"hook_event_name": "beforeShellExecution", "command": "rm -rf /", "cwd": "/w"},
+        {},
+    ),
+    "copilot PascalCase tool_input as a JSON string": (
+        "copilot",
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": json.dumps(RM_INPUT)},
+        {},
+    ),
+    "copilot toolArgs as an object": ("copilot", {"toolName": "bash", "toolArgs": RM_INPUT}, {}),
+    "codex argv": (
+        "codex",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": ["bash", "-lc", "rm -rf /"]},
+        },
+        {},
+    ),
+    "codex PermissionRequest": (
+        "codex",
+        {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": RM_INPUT},
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("agent", "payload", "environ"), HELD_SHAPES.values(), ids=list(HELD_SHAPES)
+)
+def test_held_payload_shapes_still_decide(agent: str, payload: Any, environ: Any) -> None:
+    event, verdict, response = _decide(agent, payload, str(EXAMPLE), environ)
+    assert verdict.decision == "deny" and event.this_call_vetoable and response.enforced
+
+
+def test_held_claude_powershell_with_a_field_rule_and_no_tools_asks(tmp_path: Path) -> None:
+    rule = (
+        '{ name = "push-cmd", field = "command", match = \'\\bgit\\s+push\\b\', decision = "ask" }'
+    )
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "PowerShell",
+        "tool_input": {"command": "git push"},
+    }
+    _event, verdict, _response = _decide("claude", payload, _policy_file(tmp_path, rule))
+    assert verdict.decision == "ask"
+
+
+HELD_MCP = {
+    "claude": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__github__create_issue",
+        "tool_input": {"title": "x"},
+    },
+    "gemini": {
+        "hook_event_name": "BeforeTool",
+        "tool_name": "mcp_github_create_issue",
+        "tool_input": {"title": "x"},
+    },
+    "codex": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__github__create_issue",
+        "tool_input": {"title": "x"},
+    },
+    "kiro": {
+        "hook_event_name": "preToolUse",
+        "cwd": "/w",
+        "tool_name": "@github/create_issue",
+        "tool_input": {"title": "x"},
+    },
+}
+
+
+@pytest.mark.parametrize(("agent", "payload"), HELD_MCP.items(), ids=list(HELD_MCP))
+def test_held_an_mcp_server_rule_denies_that_servers_calls(
+    tmp_path: Path, agent: str, payload: Any
+) -> None:
+    rule = '{ name = "no-github-mcp", tools = ["mcp__github__*"], decision = "deny" }'
+    event, verdict, response = _decide(agent, payload, _policy_file(tmp_path, rule))
+    assert verdict.decision == "deny"
+    # Blocked wherever the host's declaration makes the call vetoable (advisory elsewhere).
+    assert response.enforced == event.this_call_vetoable
+
+
+def test_held_a_lowercase_bash_rule_matches_copilots_native_bash(tmp_path: Path) -> None:
+    rule = '{ name = "lower", tools = ["bash"], match = \'rm -rf\', decision = "deny" }'
+    _event, verdict, response = _decide(
+        "copilot", PRE_TOOL["copilot"], _policy_file(tmp_path, rule)
+    )
+    assert verdict.decision == "deny" and response.enforced
+
+
+ENV_FILE = {"file_path": ".env"}
+HELD_FILES = {
+    "claude Write": (
+        "claude",
+        {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": ENV_FILE},
+        {},
+    ),
+    "claude subagent Read": (
+        "claude",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": ENV_FILE,
+            "agent_type": "Explore",
+            "agent_id": "a1",
+        },
+        {},
+    ),
+    "qwen read_file": (
+        "qwen",
+        {"hook_event_name": "PreToolUse", "tool_name": "read_file", "tool_input": ENV_FILE},
+        {},
+    ),
+    "gemini write_file": (
+        "gemini",
+        {"hook_event_name": "BeforeTool", "tool_name": "write_file", "tool_input": ENV_FILE},
+        {},
+    ),
+    "amp delegate Read": ("amp", {"path": ".env"}, {"AGENT_TOOL_NAME": "Read"}),
+    "cursor beforeReadFile": (
+        "cursor",
+        {"hook_event_name": "beforeReadFile", "file_path": ".env", "content": "K=v"},
+        {},
+    ),
+    "cursor preToolUse Write": (
+        "cursor",
+        {"hook_event_name": "preToolUse", "tool_name": "Write", "tool_input": ENV_FILE},
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize(("agent", "payload", "environ"), HELD_FILES.values(), ids=list(HELD_FILES))
+def test_held_a_file_rule_blocks_each_hosts_file_call(
+    tmp_path: Path, agent: str, payload: Any, environ: Any
+) -> None:
+    event, verdict, response = _decide(agent, payload, _policy_file(tmp_path, FILES_RULE), environ)
+    assert verdict.decision == "deny" and event.this_call_vetoable and response.enforced
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm \u2212rf /", "\uff52\uff4d -rf /", "r\u200bm -rf /"],
+    ids=["minus sign", "fullwidth rm", "zero-width space"],
+)
+def test_r11_unicode_lookalikes_are_not_read_as_rm(command: str) -> None:
+    # None of these runs rm with -rf (bash sees another word or a file name): they stay allowed,
+    # so a tokenizer change that starts folding them would show up here.
+    verdict, _response = _policy_verdict("claude", command)
+    assert verdict.decision == "allow"
+
+
+# ---- §1.2 attacks that held: deadline, stdin, policy device, installer ------------------------
+
+
+@pytest.mark.parametrize("judge", ["devnull_child_sleep", "sqlite_spins"])
+def test_held_deadline_answers_a_judge_waiting_outside_python(judge: str) -> None:
+    # capture_output reads both pipes to EOF: a held pipe would raise TimeoutExpired.
+    env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert result.returncode == 2
+
+
+def test_held_endless_stdin_is_answered_at_the_deadline() -> None:
+    endless = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        result = subprocess.run(
+            CLAUDE_HOOK,
+            stdin=endless.stdout,
+            env=claude_env(ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="1000"),
+            capture_output=True,
+            timeout=HANG,
+            check=False,
+        )
+    finally:
+        endless.kill()
+        endless.wait()
+    assert result.returncode == 2
+
+
+def test_held_a_device_as_the_policy_file_does_not_run_the_call() -> None:
+    run = run_hook(
+        "claude", RM, ACP_POLICY="/dev/zero", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="1500"
+    )
+    assert blocked("claude", run)
+
+
+def test_held_a_claude_directory_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / ".claude").write_text("not a directory")
+    with pytest.raises(InstallError):
+        plan_install("claude", root=tmp_path, bin_dir=BIN).apply()
+    assert (tmp_path / ".claude").read_text() == "not a directory"
+
+
+def test_held_invalid_codex_toml_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / ".codex/config.toml"
+    path.parent.mkdir()
+    path.write_text("[hooks\nbroken = \n")
+    with pytest.raises(InstallError):
+        plan_install("codex", scope="user", home=tmp_path, bin_dir=BIN)
+    assert path.read_text() == "[hooks\nbroken = \n"
+
+
+def test_held_an_existing_config_mode_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text("{}")
+    path.chmod(0o640)
+    plan_install("claude", root=tmp_path, bin_dir=BIN).apply()
+    assert path.stat().st_mode & 0o777 == 0o640 and "hooks" in json.loads(path.read_text())
+
+
+def test_held_concurrent_installs_leave_one_valid_file(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
+    (tmp_path / "judges").mkdir()
+    for n in range(6):
+        (tmp_path / "judges" / f"mod{n}.py").write_text("def judge(event):\n    return None\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "judges")}
+    argv = [str(BIN / "acp"), "install", "claude", "--project", "--root", str(tmp_path)]
+    installs = [
+        subprocess.Popen([*argv, "--judge", f"mod{n}:judge"], env=env, stderr=subprocess.DEVNULL)
+        for n in range(6)
+    ]
+    for install in installs:
+        install.wait(timeout=60)
+    settings = json.loads(path.read_text())  # valid JSON
+    assert settings["permissions"] == {"allow": ["Bash(ls)"]}  # the user's keys kept
+    for groups in settings["hooks"].values():
+        # With --judge the registered command is `acp hook claude --judge modN:judge`.
+        ours = [h for g in groups for h in g["hooks"] if "hook claude" in h["command"]]
+        assert len(ours) == 1  # exactly one entry per event
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no temp files
