@@ -797,7 +797,8 @@ def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bo
         # H1: no unscanned tail; a deny or ask rule counts what it could not search as a match,
         # and says how long the text was.
         why.append(
-            f"a {cut}-byte text was searched only in its first {_LIMIT_TEXT}{_UNPARSED_NOTE}"
+            f"text past the first {_LIMIT_TEXT} of a {cut}-byte value was not searched"
+            + _UNPARSED_NOTE
         )
         return True
     return False
