@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 MATCH_LIMIT_BYTES: Final = 64 * 1024
-"""Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted."""
+"""Bytes of UTF-8 text a pattern is run over: the bound on what one search can cost."""
 
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
 # mcp_server_tool names (host-protocols.md §3 versus §1, §2, §4).
