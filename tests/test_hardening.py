@@ -35,6 +35,14 @@ def blocked(agent: str, run: HookRun) -> bool:
     return run.code == closed.exit_code
 
 
+def blocks(agent: str, code: int) -> bool:
+    """Whether an exit code is the host's block (the entry's own fail-closed answer)."""
+    return (
+        code
+        == failure_response(entry_adapter(agent, hook_env(agent)), "x", fail_closed=True).exit_code
+    )
+
+
 def ls_for(agent: str) -> Any:
     return json.loads(json.dumps(PRE_TOOL[agent]).replace("rm -rf /", "ls"))
 
@@ -1140,7 +1148,7 @@ def test_l7_a_catastrophic_policy_regex_is_answered_at_the_deadline(tmp_path: Pa
         ACP_POLICY=_policy_file(tmp_path, rule), ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000"
     )
     result = run_raw(CLAUDE_HOOK, json.dumps(payload).encode(), env, capture_output=True)
-    assert result.returncode == 2 and b"no answer within" in result.stderr
+    assert blocks("claude", result.returncode) and b"no answer within" in result.stderr
 
 
 def test_l7_policy_check_refuses_a_regex_with_nested_unbounded_repeats(tmp_path: Path) -> None:
@@ -1177,7 +1185,7 @@ def test_l7_the_nested_repeat_check(pattern: str, runaway: bool) -> None:
 def test_r4_a_judge_stuck_in_a_catastrophic_regex_is_answered_at_the_deadline() -> None:
     env = claude_env("redos_then_allow", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000")
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
-    assert result.returncode == 2
+    assert blocks("claude", result.returncode)
 
 
 @pytest.mark.parametrize(("command", "answer"), [("git push", "ask"), ("rm -rf /", "deny")])
@@ -1295,20 +1303,26 @@ def test_l12_cursor_tool_input_that_does_not_decode_is_a_failure() -> None:
 
 
 def test_l12_amp_delegate_without_a_tool_name_is_a_failure_not_an_allow() -> None:
-    for closed, safe in (("", 1), ("1", 2)):  # Amp: 1 asks its operator, 2 rejects
+    amp = adapter_for("amp")
+    # Never Amp's allow (0): its failure answer (the operator is asked), or its block.
+    for closed in ("", "1"):
         env = {**hook_env("amp", ACP_POLICY=str(EXAMPLE)), "AGENT_TOOL_NAME": ""}
         if closed:
             env["ACP_FAIL_CLOSED"] = closed
         result = run_raw(
             [str(BIN / "acp-amp-hook")], b'{"cmd": "rm -rf /"}', env, capture_output=True
         )
-        assert result.returncode == safe and b"names no tool" in result.stderr
+        if closed:
+            assert blocks("amp", result.returncode)
+        else:
+            assert result.returncode == amp.FAILURE_EXIT_CODE != 0
+        assert b"names no tool" in result.stderr
 
 
 def test_l12_amp_envelope_subagent_call_is_renamed_and_decided() -> None:
     payload = {"tool": "Bash", "input": {"cmd": "rm -rf /"}, "agent_type": "oracle"}
     run = run_hook("amp", payload, ACP_POLICY=str(EXAMPLE))
-    assert run.code == 2  # Amp rejects on 2
+    assert blocked("amp", run)
 
 
 # ---- §1.2 attacks that held: payload shapes, MCP and file rules -------------------------------
@@ -1507,7 +1521,7 @@ def test_held_deadline_answers_a_judge_waiting_outside_python(judge: str) -> Non
     # capture_output reads both pipes to EOF: a held pipe would raise TimeoutExpired.
     env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
-    assert result.returncode == 2
+    assert blocks("claude", result.returncode)
 
 
 def test_held_endless_stdin_is_answered_at_the_deadline() -> None:
@@ -1524,7 +1538,7 @@ def test_held_endless_stdin_is_answered_at_the_deadline() -> None:
     finally:
         endless.kill()
         endless.wait()
-    assert result.returncode == 2
+    assert blocks("claude", result.returncode)
 
 
 def test_held_a_device_as_the_policy_file_does_not_run_the_call() -> None:
