@@ -206,8 +206,13 @@ def _hook_answer(
         if prepare is not None and environ is not None:
             payload = prepare(payload, environ)
         event = adapter.parse(payload)
+        unreadable = getattr(adapter, "unreadable_input", None)
+        problem = None if unreadable is None else unreadable(event)
     except Exception as exc:  # an adapter bug must still get the host's posture
         return failed(f"parse failed ({type(exc).__name__}: {exc})")
+    if problem is not None:
+        # L12: a call whose input cannot be decoded is the entry's failure, not an empty call.
+        return failed(f"tool input cannot be read: {problem}", event)
     try:
         answer = judge(event)
     except BaseException as exc:  # even SystemExit from a judge is a failed answer
