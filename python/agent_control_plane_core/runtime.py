@@ -14,6 +14,7 @@ from ._deadline import TIMEOUT_ENV, Answer, process_age, timeout_seconds
 from ._generated.constants import (
     ContentFields,
     Decisions,
+    EventKinds,
     IntegrationModes,
     UnrenderedPosture,
     UnrenderedPostures,
@@ -205,6 +206,7 @@ def _hook_answer(
         prepare = getattr(adapter, "hook_payload", None)
         if prepare is not None and environ is not None:
             payload = prepare(payload, environ)
+        adapter = _sender_adapter(adapter, payload, environ)
         event = adapter.parse(payload)
         unreadable = getattr(adapter, "unreadable_input", None)
         problem = None if unreadable is None else unreadable(event)
@@ -242,6 +244,25 @@ def _hook_answer(
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
     return HookAnswer(response, event, verdict, body, dropped, tuple(notes))
+
+
+def _sender_adapter(
+    adapter: Adapter, payload: dict[str, Any], environ: Mapping[str, str] | None
+) -> Adapter:
+    """The adapter of the host that really sent the payload (host-findings XH-1), else adapter."""
+    shared = getattr(adapter, "runs_for_other_hosts", None)
+    if shared is None or not shared():
+        return adapter
+    from .adapters._foreign import foreign_host
+
+    host = foreign_host(payload)
+    if host is None:
+        return adapter
+    other = entry_adapter(host, environ)
+    # Droid sends the Claude protocol, which its own adapter reads with Droid's facts (an ask is a
+    # no-op there, FD-1). A Claude-shaped payload the sender's adapter cannot model stays with
+    # the Claude adapter, whose answer that host reads (Cursor's third-party hooks).
+    return adapter if other.parse(payload).event == EventKinds.UNKNOWN else other
 
 
 def _unrendered_fields(
