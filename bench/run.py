@@ -265,12 +265,63 @@ def render(
         f" {lines['loop_ratio']:.2f}x | ≥ {lines['loop_target']}x |"
         f" {verdict(lines['loop_ratio'] >= lines['loop_target'])} |",
         "",
+        "## Targets not met, and why",
+        "",
     ]
+    misses = []
+    if any(
+        row["cpu_ratio"] > latency["target_ratio"] or row["wall_ratio"] > latency["target_ratio"]
+        for row in latency["rows"]
+        if row["role"] == "target"
+    ):
+        misses.append(WHY_HOOK)
+    if any(
+        row["cpu_ratio"] > latency["option_ratio"] or row["wall_ratio"] > latency["option_ratio"]
+        for row in latency["rows"]
+        if row["role"] == "option"
+    ):
+        misses.append(WHY_OPTIONS)
+    if any(
+        row["json_ratio"] < events["json_target"] for row in events["rows"] if "json_ratio" in row
+    ):
+        misses.append(WHY_EVENTS)
+    if lines["loop_ratio"] < lines["loop_target"]:
+        misses.append(WHY_BRIDGE)
+    out += [*(misses or ["None in this run."]), ""]
     return "\n".join(out)
 
 
-CUTS = """What was cut from the hook path (issue 13), measured once when each cut was made, not by
-this run:
+WHY_HOOK = """- **Hook latency.** What a hook process loads beyond the floor is now `typing` (see What
+  stays) and 19 of this package's modules for one host (about 175 KB of bytecode to unmarshal and
+  run: the generated constants, declarations and models, the adapter, the runtime); the work of
+  the call itself is under a millisecond. The fastest peer, cchooks, lands within the spread of
+  the hook entries. The next cut is `typing`: it needs the generated `Literal` aliases and the
+  `Adapter` protocol out of the run-time path, which changes what `typing.get_type_hints`
+  returns for the public types."""
+
+WHY_OPTIONS = """- **Options.** `ACP_POLICY` adds the policy module and the shell splitter (about 120 KB of
+  bytecode) and, on the first shell command, the splitter's regular expressions; reading the
+  compiled cache and its checksum (`binascii`) costs about a millisecond. `ACP_AUDIT_LOG` adds
+  `threading` (the write has a bound of its own) and the audit module."""
+
+WHY_EVENTS = """- **Parse+render throughput.** Building the two frozen dataclasses of an event (ten and
+  seven keyword arguments) and the response costs more than a `json.loads` and `json.dumps` of
+  the payload, which run in C; other processes sharing the two CPUs take their share of both."""
+
+WHY_BRIDGE = """- **`acp bridge` throughput.** Each line is decoded, checked, parsed (two frozen
+  dataclasses built), rendered (a second render only when escalation changes the answer),
+  turned back into JSON objects and encoded; the decode+encode loop does only the first and the
+  last of these, in C. Answers go out in one write per batch of lines that arrived together, so
+  system calls are not the cost; the Python work per line is."""
+
+
+CUTS = """What was cut from the hook path (issue 13). Before and after, measured once when the cuts
+were made, not by this run (2026-12-01, this machine under a load average of about 7, 30
+interleaved rounds, CPU-time medians; the package of main before the cuts, eebc374, and after
+them, each put first on `PYTHONPATH` and run as `python -c` the way the console script does):
+Claude hook 1.92x -> 1.35x the floor; `ACP_POLICY` 2.02x -> 1.48x; `ACP_AUDIT_LOG` 1.86x ->
+1.41x; `acp hook claude --judge ... --fail-closed` 2.43x -> 1.46x; `acp hook claude --policy ...`
+2.75x -> 1.53x; cchooks in the same rounds 1.35x.
 
 - `dataclasses` (which imports `inspect`, `ast`, `dis` and `tokenize`) is no longer imported by a
   hook process. The generated classes carry their own `__init__`, `__repr__`, `__eq__` and
@@ -284,11 +335,16 @@ this run:
   reads its options by hand: argparse, pathlib and every subcommand's parser load only for other
   commands, or for a hook line argparse would refuse (which then gets argparse's message).
 - The policy judge reads the compiled JSON cache beside the rule file (checked by modification
-  time, size and checksum) instead of importing tomllib on each call.
+  time, size and checksum) instead of importing tomllib on each call; its rule records are
+  slotted classes, not NamedTuples (a NamedTuple class compiles each string annotation).
+- The private copies of the host's pipes come from `os.dup` (non-inheritable) instead of
+  `fcntl`, a shared library loaded for one call.
 - Earlier: no regular expression compiled at import; `to_dict` reads `__dict__`.
-- What stays: `typing` (about 0.15-0.2x the floor here): the generated `Literal` type aliases
-  are runtime objects (so `typing.get_type_hints` works on the public types) and `Adapter` is a
-  runtime-checkable `Protocol`.
+- What stays: `typing` (with `warnings` and `contextlib`, which it imports; `floor + import
+  typing` measured 1.13x and 1.23x the floor's CPU time in two interleaved runs here): the
+  generated `Literal` type aliases are runtime objects (so `typing.get_type_hints` works on the
+  public types), `Adapter` is a runtime-checkable `Protocol` and the policy's `Explanation` a
+  `NamedTuple`.
 - Tests: tests/test_hook_path_imports.py runs the whole hook process on each option path and
   asserts that none of these modules is loaded."""
 
