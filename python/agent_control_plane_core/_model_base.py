@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import enum
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
@@ -18,6 +19,9 @@ _T = TypeVar("_T", bound=type)
 # its dataclass metadata: dataclasses.fields/replace/asdict/is_dataclass, from_dict, an
 # attribute assignment (FrozenInstanceError) or a subclass built on it.
 _PENDING: dict[type, dict[str, Any]] = {}
+# Re-entrant: completing a class reads its bases' metadata, which completes them first. Held
+# while decorating, so no thread sees a class that another thread has begun but not finished.
+_COMPLETING: Final = _thread.RLock()
 # What dataclasses.dataclass adds that the generated class does not define itself.
 _DATACLASS_ATTRIBUTES: Final = frozenset(
     {"__dataclass_fields__", "__dataclass_params__", "__match_args__"}
@@ -36,16 +40,17 @@ def deferred_dataclass(**params: Any) -> Callable[[_T], _T]:
 
 def _complete(cls: type) -> bool:
     """Apply the deferred @dataclass to cls and its bases; whether any was pending."""
-    pending = [klass for klass in reversed(cls.__mro__) if klass in _PENDING]
-    if not pending:
-        return False
-    import dataclasses
+    with _COMPLETING:
+        pending = [klass for klass in reversed(cls.__mro__) if klass in _PENDING]
+        if not pending:
+            return False
+        import dataclasses
 
-    for klass in pending:  # bases first: a dataclass reads its bases' fields
-        params = _PENDING.pop(klass, None)
-        if params is not None:
-            dataclasses.dataclass(**params)(klass)
-    return True
+        for klass in pending:  # bases first: a dataclass reads its bases' fields
+            params = _PENDING.pop(klass, None)
+            if params is not None:
+                dataclasses.dataclass(**params)(klass)
+        return True
 
 
 class _ModelType(type):
@@ -54,8 +59,12 @@ class _ModelType(type):
     if not TYPE_CHECKING:  # runtime only: type checkers see the generated @dataclass
 
         def __getattr__(cls, name: str) -> Any:
-            if name in _DATACLASS_ATTRIBUTES and _complete(cls):
-                return getattr(cls, name)
+            if name in _DATACLASS_ATTRIBUTES:
+                _complete(cls)  # or wait for the thread completing it
+                try:
+                    return type.__getattribute__(cls, name)
+                except AttributeError:
+                    pass
             raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
 
 
@@ -90,8 +99,12 @@ class ContractModel(metaclass=_ModelType):
             super().__init_subclass__(**kwargs)
 
         def __getattr__(self, name: str) -> Any:
-            if name in _DATACLASS_ATTRIBUTES and _complete(type(self)):
-                return getattr(self, name)
+            if name in _DATACLASS_ATTRIBUTES:
+                _complete(type(self))
+                try:
+                    return object.__getattribute__(self, name)
+                except AttributeError:
+                    pass
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
         def __setattr__(self, name: str, value: Any) -> None:
