@@ -63,8 +63,6 @@ _CUT_NOTE: Final = f" [cut by policy: text past the first {_LIMIT_TEXT} is not p
 _FIX: Final = "fix the rule file (`acp policy check FILE` lists every error)"
 
 
-# NamedTuple, not a frozen dataclass: building a dataclass costs milliseconds at import, and
-# this module loads on every hook call that has ACP_POLICY set.
 class _Lazy:
     """A pattern compiled on first use: a hook call compiles only the patterns it reaches."""
 
@@ -82,38 +80,103 @@ class _Lazy:
         return self._compiled
 
 
-class _Rewrite(NamedTuple):
-    pattern: _Lazy
-    replacement: str
+# Plain classes with __slots__ (as in _shell), not NamedTuples: a NamedTuple class compiles each
+# of its string annotations when it is created, on every hook call that has ACP_POLICY set.
+class _Rewrite:
+    __slots__ = ("pattern", "replacement")
+
+    def __init__(self, pattern: _Lazy, replacement: str) -> None:
+        self.pattern = pattern
+        self.replacement = replacement
 
 
-class _Command(NamedTuple):
-    programs: tuple[str, ...] | None
-    fold_case: bool
-    subcommands: tuple[str, ...] | None
-    value_options: frozenset[str]
-    aliases: Mapping[str, str]
-    all_flags: frozenset[str]
-    any_flags: frozenset[str]
-    args: tuple[_Lazy, ...] | None
-    piped_from: tuple[str, ...] | None
-    long_names: tuple[str, ...]  # every long option the condition names, for prefix reading
+class _Command:
+    __slots__ = (
+        "aliases",
+        "all_flags",
+        "any_flags",
+        "args",
+        "fold_case",
+        "long_names",
+        "piped_from",
+        "programs",
+        "subcommands",
+        "value_options",
+    )
+
+    def __init__(
+        self,
+        *,
+        programs: tuple[str, ...] | None,
+        fold_case: bool,
+        subcommands: tuple[str, ...] | None,
+        value_options: frozenset[str],
+        aliases: Mapping[str, str],
+        all_flags: frozenset[str],
+        any_flags: frozenset[str],
+        args: tuple[_Lazy, ...] | None,
+        piped_from: tuple[str, ...] | None,
+        long_names: tuple[str, ...],
+    ) -> None:
+        self.programs = programs
+        self.fold_case = fold_case
+        self.subcommands = subcommands
+        self.value_options = value_options
+        self.aliases = aliases
+        self.all_flags = all_flags
+        self.any_flags = any_flags
+        self.args = args
+        self.piped_from = piped_from
+        self.long_names = long_names  # every long option the condition names, for prefix reading
 
 
-class _Rule(NamedTuple):
-    label: str
-    tools: tuple[str, ...] | None
-    events: frozenset[EventKind] | None
-    field: str | None
-    match: _Lazy | None
-    command: _Command | None
-    paths: tuple[_Lazy, ...] | None
-    on_unparsed: UnparsedOutcome
-    decision: Decision
-    reason: str | None
-    context: str | None
-    rewrite: _Rewrite | None
-    on_unrendered: UnrenderedDecision
+class _Rule:
+    __slots__ = (
+        "command",
+        "context",
+        "decision",
+        "events",
+        "field",
+        "label",
+        "match",
+        "on_unparsed",
+        "on_unrendered",
+        "paths",
+        "reason",
+        "rewrite",
+        "tools",
+    )
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        tools: tuple[str, ...] | None,
+        events: frozenset[EventKind] | None,
+        field: str | None,
+        match: _Lazy | None,
+        command: _Command | None,
+        paths: tuple[_Lazy, ...] | None,
+        on_unparsed: UnparsedOutcome,
+        decision: Decision,
+        reason: str | None,
+        context: str | None,
+        rewrite: _Rewrite | None,
+        on_unrendered: UnrenderedDecision,
+    ) -> None:
+        self.label = label
+        self.tools = tools
+        self.events = events
+        self.field = field
+        self.match = match
+        self.command = command
+        self.paths = paths
+        self.on_unparsed = on_unparsed
+        self.decision = decision
+        self.reason = reason
+        self.context = context
+        self.rewrite = rewrite
+        self.on_unrendered = on_unrendered
 
 
 class Explanation(NamedTuple):

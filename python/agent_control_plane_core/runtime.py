@@ -7,7 +7,6 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, Final, NoReturn
 
 from ._deadline import TIMEOUT_ENV, Answer, process_age, timeout_seconds
@@ -118,7 +117,7 @@ def escalate(
     if event.this_call_vetoable and not response.enforced:
         if verdict.decision == Decisions.ASK and adapter.NATIVE_ASK_TIER:
             return response  # the host does the asking
-        return adapter.render(replace(verdict, decision=Decisions.DENY), event, sole_gate=sole_gate)
+        return adapter.render(verdict._replace(decision=Decisions.DENY), event, sole_gate=sole_gate)
     return response
 
 
