@@ -488,7 +488,8 @@ def _parser() -> argparse.ArgumentParser:
         name: str, handler: Callable[[argparse.Namespace], int], text: str
     ) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=text, description=text)
-        sub.set_defaults(handler=handler)
+        # N44: an unknown option is reported with this sub-command's usage, not the top level's.
+        sub.set_defaults(handler=handler, _parser=sub)
         return sub
 
     command(
@@ -624,7 +625,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `acp` command line; return the exit code."""
-    args = _parser().parse_args(argv)
+    args, extra = _parser().parse_known_args(argv)
+    if extra:
+        args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         code: int = args.handler(args)
     except UsageError as exc:

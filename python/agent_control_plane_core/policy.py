@@ -289,7 +289,13 @@ def check_policy_file(path: str) -> list[str]:
             at += [name for name in expected if name not in instance][:1]
         elif error.validator == "additionalProperties":
             at += sorted(set(instance) - set(schema.get("properties", {})))[:1]
-        problems.append(f"{_where(data, at)}: {error.message}")
+        message = error.message
+        if error.validator == "format" and expected == "regex" and isinstance(error.instance, str):
+            try:
+                re.compile(error.instance)
+            except re.error as exc:
+                message = _bad_regex(error.instance, exc)
+        problems.append(f"{_where(data, at)}: {message}")
     if not problems:
         # The schema and the hook-path loader must agree; a disagreement is reported, not hidden.
         problems = _compile(data)[1]
@@ -508,8 +514,13 @@ def _regex(pattern: str, key: str, problems: list[str], checked: bool = False) -
         lazy.get()
         return lazy
     except re.error as exc:
-        problems.append(f"field {key}: {pattern!r} is not a valid regular expression ({exc})")
+        problems.append(f"field {key}: {_bad_regex(pattern, exc)}")
         return None
+
+
+def _bad_regex(pattern: str, exc: re.error) -> str:
+    """The one wording of a pattern that does not compile, for the hook and `acp policy check` (N45)."""
+    return f"{pattern!r} is not a valid regular expression ({exc})"
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
