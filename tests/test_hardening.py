@@ -465,7 +465,7 @@ def test_l4_reinstall_keeps_keys_and_values_the_user_set_on_our_handler(tmp_path
     plan_install("claude", root=tmp_path, bin_dir=BIN, fail_closed=True).apply()
     handlers = [g[0]["hooks"][0] for g in json.loads(path.read_text())["hooks"].values()]
     assert all(h["statusMessage"] == "checking" and h["timeout"] == 5 for h in handlers)
-    assert all("--fail-closed" in h["command"] for h in handlers if "onFailure" in h)
+    assert all("ACP_FAIL_CLOSED=1 " in h["command"] for h in handlers if "onFailure" in h)
 
 
 @pytest.mark.parametrize(
@@ -554,7 +554,7 @@ def test_a_misspelt_verdict_field_is_refused_by_name() -> None:
 def test_install_on_unrendered_is_passed_to_the_hook(tmp_path: Path) -> None:
     plan_install("claude", root=tmp_path, bin_dir=BIN, on_unrendered="note").apply()
     text = (tmp_path / ".claude/settings.json").read_text()
-    assert "--on-unrendered note" in text
+    assert "ACP_ON_UNRENDERED=note " in text
 
 
 def test_the_bridge_names_the_fields_the_host_cannot_carry() -> None:

@@ -26,6 +26,7 @@ from .runtime import (
     JUDGE_ENV,
     ON_UNRENDERED_ENV,
     POLICY_ENV,
+    SOLE_GATE_ENV,
     _unrendered_fields,
     entry_adapter,
     escalate,
@@ -48,6 +49,13 @@ _ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
 _ON_UNRENDERED_HELP: Final = (
     "deny (default), note or allow: what the hook does when a verdict asks for content the"
     " host cannot carry on that event"
+)
+
+
+# N18: what --sole-gate changes, in the words a user chooses it by.
+_SOLE_GATE_HELP: Final = (
+    "this hook is the only gate: an allow is sent as an explicit allow, which skips the host's"
+    " own permission prompt (default: an allow abstains and the host asks as usual)"
 )
 
 
@@ -359,6 +367,8 @@ def _cmd_hook(args: argparse.Namespace) -> int:
         environ[FAIL_CLOSED_ENV] = "1"
     if args.codex_version:
         environ[CODEX_VERSION_ENV] = args.codex_version
+    if args.sole_gate:
+        environ[SOLE_GATE_ENV] = "1"
     run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
 
 
@@ -407,6 +417,9 @@ def _cmd_install(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             codex_version=args.codex_version,
             on_unrendered=args.on_unrendered,
+            sole_gate=args.sole_gate,
+            matcher=args.matcher,
+            local=args.local,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -545,7 +558,9 @@ def _parser() -> argparse.ArgumentParser:
         "--judge", help=f"module:callable (default: ${JUDGE_ENV}, else the demo judge)"
     )
     judges.add_argument("--policy", metavar="FILE", help=f"a TOML rule file (sets ${POLICY_ENV})")
-    sub.add_argument("--sole-gate", action="store_true", help="this hook is the only gate")
+    sub.add_argument(
+        "--sole-gate", action="store_true", help=f"{_SOLE_GATE_HELP} (sets {SOLE_GATE_ENV}=1)"
+    )
     sub.add_argument(
         "--fail-closed",
         action="store_true",
@@ -582,12 +597,24 @@ def _parser() -> argparse.ArgumentParser:
         help="the user's configuration under --home",
     )
     sub.set_defaults(scope="project")
+    sub.add_argument(
+        "--local",
+        action="store_true",
+        help="claude: write .claude/settings.local.json, the per-machine file, not settings.json",
+    )
     sub.add_argument("--root", type=Path, help="project folder (default: the current folder)")
     sub.add_argument("--home", type=Path, help="home folder (default: ~)")
     installed_judge = sub.add_mutually_exclusive_group()
     installed_judge.add_argument("--judge", help="module:callable the hook runs")
     installed_judge.add_argument("--policy", metavar="FILE", help="a TOML rule file the hook runs")
     sub.add_argument("--fail-closed", action="store_true", help="block when the hook fails")
+    sub.add_argument("--sole-gate", action="store_true", help=_SOLE_GATE_HELP)
+    sub.add_argument(
+        "--matcher",
+        metavar="REGEX",
+        help="run the hook only for tools whose name matches, in the host's own matcher syntax"
+        " (claude, factory, gemini, kiro, qwen), e.g. 'Bash|Edit|Write|mcp__.*'",
+    )
     sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
     sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
