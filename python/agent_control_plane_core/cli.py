@@ -1,4 +1,4 @@
-"""The `acp` command: bridge, parse, render, validate, keys, schema-path, hook, policy, audit, gen."""
+"""The `acp` command: bridge, parse, render, record, validate, keys, schema-path, hook, policy, audit, gen."""
 
 from __future__ import annotations
 
@@ -271,6 +271,52 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_record(args: argparse.Namespace) -> int:
+    """N34: fixture cases from a file of native payloads, as this adapter answers them."""
+    from ._record import DEFAULT_SCENARIOS, RecordError, read_natives, record_cases
+
+    scenarios: dict[str, Any] = dict(DEFAULT_SCENARIOS)
+    for spec in args.verdict or []:
+        name, _, text = spec.partition("=")
+        try:
+            if not name or not text:
+                raise ValueError('give NAME=JSON, e.g. \'redact={"decision": "allow", ...}\'')
+            scenarios[name] = _verdict(json.loads(text)).to_dict()
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"--verdict {spec!r}: {exc}") from exc
+    adapter = _bridge_adapter(args.agent, args.codex_version)
+    options = {"codex_version": args.codex_version} if args.codex_version else None
+    into: dict[str, Any] | None = None
+    if args.into is not None:
+        try:
+            into = json.loads(args.into.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--into {args.into}: not a readable fixture file ({exc})") from exc
+        if not isinstance(into, dict) or into.get("agent") != args.agent:
+            raise UsageError(f"--into {args.into}: not a fixture file of agent {args.agent!r}")
+    try:
+        if args.file == "-":
+            natives = read_natives(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as lines:
+                natives = read_natives(lines)
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file} ({exc.strerror or exc})") from exc
+    except RecordError as exc:
+        raise UsageError(f"{args.file}: {exc}") from exc
+    existing = into.get("cases", []) if into is not None else []
+    taken = [str(case.get("name")) for case in existing if isinstance(case, dict)]
+    cases = record_cases(adapter, natives, scenarios, adapter_options=options, taken=taken)
+    if into is None:
+        # Indented like the shipped fixture files, so the output can be saved as one.
+        print(json.dumps({"agent": args.agent, "cases": cases}, indent=2, ensure_ascii=False))
+        return 0
+    into["cases"] = [*existing, *cases]
+    args.into.write_text(json.dumps(into, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{args.into}: {len(cases)} case(s) recorded; review each before committing it")
+    return 0
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .schemas import validator_for
 
@@ -535,6 +581,26 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="apply render_escalated (what a hook entry sends)",
             )
+    sub = command(
+        "record",
+        _cmd_record,
+        "Record golden fixture cases: each native payload (JSON Lines) parsed and rendered by"
+        " the adapter as it is now.",
+    )
+    sub.add_argument(
+        "file", metavar="FILE", help="native payloads, one JSON per line; - reads stdin"
+    )
+    sub.add_argument("--agent", required=True, choices=AGENT_IDS)
+    sub.add_argument("--codex-version", help="recorded as the cases' adapter_options")
+    sub.add_argument(
+        "--verdict",
+        action="append",
+        metavar="NAME=JSON",
+        help="another scenario beside allow, deny and ask (repeatable)",
+    )
+    sub.add_argument(
+        "--into", type=Path, metavar="FIXTURE", help="append to this fixture file, not stdout"
+    )
     sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
     sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
     sub.add_argument("files", nargs="+", metavar="FILE", help="JSON file(s); - reads stdin")
