@@ -59,6 +59,33 @@ _SOLE_GATE_HELP: Final = (
 )
 
 
+_AGENT_HELP: Final = (
+    f"the host: {', '.join(AGENT_IDS)}, or a third-party adapter registered in the"
+    " agent_control_plane_core.adapters entry-point group"
+)
+
+
+def _known_agent(agent: str) -> bool:
+    """Whether an id names a shipped adapter or one an installed package registers (N21)."""
+    if agent in AGENT_IDS:
+        return True
+    try:
+        adapter_for(agent)
+    except ValueError:
+        return False
+    return True
+
+
+def _agent(text: str) -> str:
+    """argparse type of an agent id: shipped, or registered through the entry-point group."""
+    if not _known_agent(text):
+        raise argparse.ArgumentTypeError(
+            f"unknown agent {text!r} (choose from {', '.join(AGENT_IDS)}, or install a package"
+            " that registers it)"
+        )
+    return text
+
+
 class UsageError(Exception):
     """A command-line input that cannot be used; the message names it and the fix."""
 
@@ -154,8 +181,10 @@ def _bridge_request(line: str) -> dict[str, Any]:
             f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_BRIDGE_KEYS))}"
         )
     agent = request.get("agent")
-    if agent not in AGENT_IDS:
-        raise UsageError(f"agent {agent!r} is not one of {', '.join(AGENT_IDS)}")
+    if not isinstance(agent, str) or not _known_agent(agent):
+        raise UsageError(
+            f"agent {agent!r} is not one of {', '.join(AGENT_IDS)} or a registered adapter"
+        )
     if "native" not in request:
         raise UsageError("line has no native payload; add the host's raw hook payload as native")
     options = request.get("options", {})
@@ -566,7 +595,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     ):
         sub = command(name, handler, text)
-        sub.add_argument("--agent", required=True, choices=AGENT_IDS)
+        sub.add_argument("--agent", required=True, type=_agent, metavar="AGENT", help=_AGENT_HELP)
         sub.add_argument(
             "--codex-version",
             help="the Codex version the launcher pins (default: $ACP_CODEX_VERSION)",
@@ -590,7 +619,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "file", metavar="FILE", help="native payloads, one JSON per line; - reads stdin"
     )
-    sub.add_argument("--agent", required=True, choices=AGENT_IDS)
+    sub.add_argument("--agent", required=True, type=_agent, metavar="AGENT", help=_AGENT_HELP)
     sub.add_argument("--codex-version", help="recorded as the cases' adapter_options")
     sub.add_argument(
         "--verdict",
@@ -618,7 +647,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = command(
         "hook", _cmd_hook, "Run as the hook entry of one agent (stdin payload, native answer)."
     )
-    sub.add_argument("agent", choices=AGENT_IDS)
+    sub.add_argument("agent", type=_agent, metavar="AGENT", help=_AGENT_HELP)
     judges = sub.add_mutually_exclusive_group()
     judges.add_argument(
         "--judge", help=f"module:callable (default: ${JUDGE_ENV}, else the demo judge)"
