@@ -26,7 +26,7 @@ from hook_runner import (
     run_hook,
 )
 
-# Hosts that answer with Claude Code's hookSpecificOutput body (host-protocols.md §1, §6).
+# Hosts that answer with Claude Code's hookSpecificOutput body (Claude Code hooks docs; hosts/auggie.json, factory.json, qwen.json).
 CLAUDE_BODIES = ("auggie", "claude", "factory", "qwen")
 # Faults where the hook cannot answer: (name, raw stdin or None for the rm -rf payload, judge).
 FAULTS = [

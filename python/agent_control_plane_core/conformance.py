@@ -18,7 +18,7 @@
 #   in that field is in the response (stdout keys and values, stderr; substring match) and not in the
 #   same render without the field. It *reaches the host* when it appears in a render with
 #   ``enforced`` false: hosts ignore an exit-2 block's stdout and read its stderr only as the block
-#   reason (contract.md §5; host-protocols.md §1-2). A field outside ``UNRENDERED_FIELDS[kind]`` must reach the host on every
+#   reason (docs/contract.md §5; the Claude Code and Codex hooks docs). A field outside ``UNRENDERED_FIELDS[kind]`` must reach the host on every
 #   probe event of that kind; a field inside must appear in no render at all, enforced or not.
 # * File-level failures (the declarations, the suite as a whole, an alias no case witnesses) name
 #   the case ``<file: AGENT>`` or ``<declarations: AGENT>``, AGENT being the fixture file's agent.

@@ -384,7 +384,7 @@ def _json_hooks(
             "timeout": request.timeout_s * 1000 if timeout_ms else request.timeout_s,
         }
         if closed and on_failure:
-            # A hook that never starts still blocks (host-protocols.md §1, v2.1.295+).
+            # A hook that never starts still blocks (Claude Code hooks docs, onFailure, v2.1.295+).
             handler["onFailure"] = "block"
         if closed and closed_fields:
             handler.update(closed_fields)
@@ -407,7 +407,7 @@ def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # Gemini CLI's handler timeout is in milliseconds (host-protocols.md §3).
+    # Gemini CLI's handler timeout is in milliseconds (Gemini CLI docs/hooks; hosts/gemini.json notes).
     after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
     return after, before, _no_fail_closed(request, "Gemini CLI")
 
@@ -666,13 +666,13 @@ def _flat_hooks(
 
 
 def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    """.cursor/hooks.json: {"command", "failClosed"?} per event (host-protocols.md §5)."""
+    """.cursor/hooks.json: {"command", "failClosed"?} per event (cursor.com/docs/hooks)."""
 
     def handler(command: str, closed: bool) -> dict[str, Any]:
         # The per-script timeout is in seconds (cursor.com/docs/hooks, CUR-6).
         entry: dict[str, Any] = {"command": command, "timeout": request.timeout_s}
         if closed:
-            # A crash, a timeout or empty output then blocks too (host-protocols.md §5).
+            # A crash, a timeout or empty output then blocks too (cursor.com/docs/hooks, failClosed).
             entry["failClosed"] = True
         return entry
 

@@ -45,7 +45,7 @@ MATCH_LIMIT_BYTES: Final = 64 * 1024
 """Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted."""
 
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
-# mcp_server_tool names (host-protocols.md §3 versus §1, §2, §4).
+# mcp_server_tool names (Gemini CLI versus Claude Code, Codex and Amp; hosts/*.json).
 _DOUBLE_MCP: Final = "mcp__"
 _TOP_LEVEL: Final = frozenset(PolicyFields.ALL)
 _RULE_KEYS: Final = frozenset(PolicyRuleFields.ALL)
