@@ -413,3 +413,25 @@ def test_record_names_a_bad_line_and_a_bad_verdict(tmp_path: Path) -> None:
         'x={"decision": "allow", "oops": 1}',
     )
     assert bad_verdict.returncode == 2 and "oops" in bad_verdict.stderr
+
+
+def test_record_refresh_migrates_goldens_after_a_contract_change(tmp_path: Path) -> None:
+    # N11: after a rename every event golden is stale; --refresh re-derives them from the adapter.
+    from agent_control_plane_core.conformance import assert_conforms
+
+    original = json.loads((REPO / "fixtures/gemini.json").read_text())
+    stale = json.loads(json.dumps(original))
+    for case in stale["cases"]:
+        case["event"]["meta"]["old_name"] = case["event"]["meta"].pop("agent")
+        for scenario in case["render"].values():
+            scenario["native"]["exit_code"] = 99
+    path = tmp_path / "gemini.json"
+    path.write_text(json.dumps(stale))
+    run = acp("record", "--agent", "gemini", "--refresh", str(path))
+    assert run.returncode == 0, run.stderr
+    count = len(original["cases"])
+    assert f"{count} of {count} case(s) changed" in run.stdout
+    refreshed = json.loads(path.read_text())
+    assert refreshed == original  # names, natives, options and verdicts kept; goldens re-derived
+    assert_conforms(adapter_for("gemini"), refreshed)
+    assert acp("record", "--agent", "gemini").returncode == 2

@@ -78,3 +78,25 @@ def record_cases(
         }
         cases.append(case)
     return cases
+
+
+def refresh_cases(adapter: Adapter, cases: list[Any]) -> int:
+    """Re-derive every case's event and scenario renders in place; return how many changed."""
+    # After a contract change (a renamed field, a schema_version bump) the goldens follow the
+    # adapter again; names, natives, options and verdicts stay as written.
+    changed = 0
+    for case in cases:
+        if not isinstance(case, dict):
+            raise RecordError(f"a case is not an object: {json.dumps(case)[:80]}")
+        options = case.get("adapter_options") or {}
+        configured = adapter.configure(**options) if options else adapter
+        event = configured.parse(case.get("native"))
+        before = json.dumps(case, sort_keys=True)
+        case["event"] = event.to_dict()
+        for scenario in (case.get("render") or {}).values():
+            verdict = normalize_verdict(scenario["verdict"])
+            sole_gate = bool(scenario.get("sole_gate", False))
+            scenario["verdict"] = verdict.to_dict()
+            scenario["native"] = configured.render(verdict, event, sole_gate=sole_gate).to_dict()
+        changed += json.dumps(case, sort_keys=True) != before
+    return changed

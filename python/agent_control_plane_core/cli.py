@@ -304,6 +304,11 @@ def _cmd_record(args: argparse.Namespace) -> int:
     """N34: fixture cases from a file of native payloads, as this adapter answers them."""
     from ._record import DEFAULT_SCENARIOS, RecordError, read_natives, record_cases
 
+    if args.refresh is not None:
+        return _refresh(args)
+    if args.file is None:
+        raise UsageError("give FILE (native payloads, one per line) or --refresh FIXTURE")
+
     scenarios: dict[str, Any] = dict(DEFAULT_SCENARIOS)
     for spec in args.verdict or []:
         name, _, text = spec.partition("=")
@@ -343,6 +348,30 @@ def _cmd_record(args: argparse.Namespace) -> int:
     into["cases"] = [*existing, *cases]
     args.into.write_text(json.dumps(into, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{args.into}: {len(cases)} case(s) recorded; review each before committing it")
+    return 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    """N11: a fixture file's goldens re-derived from the adapter after a contract change."""
+    from ._record import RecordError, refresh_cases
+
+    if args.file is not None or args.verdict or args.into is not None:
+        raise UsageError("--refresh takes the fixture file alone")
+    try:
+        data = json.loads(args.refresh.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--refresh {args.refresh}: not a readable fixture file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("agent") != args.agent:
+        raise UsageError(f"--refresh {args.refresh}: not a fixture file of agent {args.agent!r}")
+    try:
+        changed = refresh_cases(_bridge_adapter(args.agent, args.codex_version), data["cases"])
+    except (RecordError, KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"--refresh {args.refresh}: {exc}") from exc
+    args.refresh.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(
+        f"{args.refresh}: {changed} of {len(data['cases'])} case(s) changed; review the diff:"
+        " each golden now pins what the adapter does"
+    )
     return 0
 
 
@@ -617,7 +646,7 @@ def _parser() -> argparse.ArgumentParser:
         " the adapter as it is now.",
     )
     sub.add_argument(
-        "file", metavar="FILE", help="native payloads, one JSON per line; - reads stdin"
+        "file", nargs="?", metavar="FILE", help="native payloads, one JSON per line; - reads stdin"
     )
     sub.add_argument("--agent", required=True, type=_agent, metavar="AGENT", help=_AGENT_HELP)
     sub.add_argument("--codex-version", help="recorded as the cases' adapter_options")
@@ -629,6 +658,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_argument(
         "--into", type=Path, metavar="FIXTURE", help="append to this fixture file, not stdout"
+    )
+    sub.add_argument(
+        "--refresh",
+        type=Path,
+        metavar="FIXTURE",
+        help="re-derive this fixture file's events and renders (after a contract change)",
     )
     sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
     sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
