@@ -541,6 +541,13 @@ def test_options_keep_the_fast_entry_and_still_reach_the_hook(tmp_path: Path) ->
     assert json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+def test_a_folder_env_would_misread_is_refused_when_options_are_set(tmp_path: Path) -> None:
+    folder = tmp_path / "a=b" / "bin"
+    assert hook_command("claude", bin_dir=folder) == [str(folder / "acp-claude-hook")]
+    with pytest.raises(InstallError, match="'=' in its path"):
+        hook_command("claude", judge="m:f", bin_dir=folder)
+
+
 def test_reinstall_replaces_an_entry_in_the_earlier_acp_hook_form(tmp_path: Path) -> None:
     path = tmp_path / ".claude/settings.json"
     path.parent.mkdir()

@@ -151,6 +151,12 @@ def hook_command(
         assignments.append(f"{SOLE_GATE_ENV}=1")
     if not unset and not assignments:
         return [script]
+    if "=" in script:
+        # env(1) would read the path as one more assignment and run nothing.
+        raise InstallError(
+            f"{script}: a console-script folder with '=' in its path cannot carry options; set"
+            " ACP_JUDGE/ACP_POLICY where the host runs, or install into another folder"
+        )
     return [_ENV_PROGRAM, *unset, *assignments, script]
 
 
