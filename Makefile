@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 	$(BIN)/python examples/policy_demo.py
 
-test: codegen-check lint typecheck coverage
+test: codegen-check lint typecheck coverage lab-check
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest
@@ -57,8 +57,8 @@ codegen-check: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(if $(BENCH_WRITE),--output docs/performance.md)
 
-# The real-host lab: pinned host CLIs from the npm registry (cached in .lab-cache/, about 2.7 GB
-# on first use), each run offline against the scripted model server; rewrites docs/hosts.md.
+# The real-host lab: pinned host CLIs from the npm registry (cached in ~/.cache/agent-control-plane-core/lab,
+# about 2.7 GB on first use), each run offline against the scripted model server; rewrites docs/hosts.md.
 lab-install: $(STAMP)
 	$(BIN)/python -m lab.install --older
 

@@ -15,6 +15,14 @@ from typing import Any
 from _common import BIN, CODEX_VERSION, hook_env, library_payload
 
 TARGET_LINES_PER_S = 30_000
+# Issue 13: acp bridge against a process that only decodes and encodes each line.
+TARGET_LOOP_RATIO = 0.6
+LOOP = (
+    "import json, sys\n"
+    "write = sys.stdout.buffer.write\n"
+    "for line in sys.stdin.buffer:\n"
+    "    write(json.dumps(json.loads(line)).encode() + b'\\n')\n"
+)
 AGENTS = ("claude", "codex", "amp", "gemini")
 # A mix a recorder replays: every host, allows, denies and asks, some lines without a verdict.
 VERDICTS: tuple[dict[str, Any] | None, ...] = (
@@ -44,6 +52,7 @@ def input_lines(count: int) -> list[str]:
 def measure(lines: int = 100_000, repeats: int = 3) -> dict[str, Any]:
     """Run `acp bridge` over the lines repeats times; lines/s counts the whole process."""
     walls = []
+    loop_walls = []
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "in.jsonl"
         answers = Path(tmp) / "out.jsonl"
@@ -63,6 +72,12 @@ def measure(lines: int = 100_000, repeats: int = 3) -> dict[str, Any]:
                 got = [json.loads(line) for line in out]
             if len(got) != lines or any("error" in answer["event"] for answer in got):
                 raise SystemExit("acp bridge did not answer every line with an event")
+            with source.open("rb") as stdin, answers.open("wb") as stdout:
+                start = time.perf_counter()
+                subprocess.run(
+                    [str(BIN / "python"), "-c", LOOP], stdin=stdin, stdout=stdout, check=True
+                )
+                loop_walls.append(time.perf_counter() - start)
     wall = statistics.median(walls)
     return {
         "lines": lines,
@@ -71,6 +86,9 @@ def measure(lines: int = 100_000, repeats: int = 3) -> dict[str, Any]:
         "lines_per_s": lines / wall,
         "best_lines_per_s": lines / min(walls),
         "target": TARGET_LINES_PER_S,
+        "loop_lines_per_s": lines / statistics.median(loop_walls),
+        "loop_ratio": statistics.median(loop_walls) / wall,
+        "loop_target": TARGET_LOOP_RATIO,
         "repeats": repeats,
     }
 

@@ -1,12 +1,11 @@
-"""Wall time of one hook process per host against the floor, measured side by side in one run."""
+"""Wall and CPU time of one hook process per host, its options and its peers, against the floor."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
+import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,28 +13,43 @@ import time
 from pathlib import Path
 from typing import Any
 
+import peers
 from _common import BIN, FLOOR, ROOT, hook_env, summary, write_payloads
 
-TARGET_RATIO = 1.8
+# Issue 13: every acp-<host>-hook, and (issue 16) every option path, against the floor.
+TARGET_RATIO = 1.25
+OPTION_RATIO = 1.35
 DATACLASSES_ROW = "floor + import dataclasses"
 POLICY = ROOT / "examples" / "policy.toml"
+EXAMPLES = ROOT / "examples"
+INSTALL_JUDGE = "demo_judge:judge"
 AGENTS = ("claude", "codex", "amp", "gemini")
 _IMPORT_DATACLASSES = (
     "import dataclasses, json, sys; json.load(sys.stdin); sys.stdout.write(json.dumps({}))"
 )
 
 
-def commands(payloads: dict[str, Path]) -> list[dict[str, Any]]:
-    """Every timed command: references first, then one hook entry per host (the targets)."""
+def installed_command(folder: Path, **options: Any) -> list[str]:
+    """The pre-tool command `acp install claude --project` writes with these options."""
+    sys.path.insert(0, str(EXAMPLES))  # plan_install checks nothing, but keep the judge importable
+    from agent_control_plane_core.install import plan_install
+
+    root = folder / f"project-{len(list(folder.glob('project-*')))}"
+    root.mkdir()
+    plan_install("claude", root=root, **options).apply()
+    settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    (command,) = {h["command"] for e in settings["hooks"]["PreToolUse"] for h in e["hooks"]}
+    return shlex.split(command)
+
+
+def commands(payloads: dict[str, Path], folder: Path) -> list[dict[str, Any]]:
+    """Every timed command: references, the hook entries, the option paths, then the peers."""
     python = str(BIN / "python")
+    claude = str(BIN / "acp-claude-hook")
     rows: list[dict[str, Any]] = [
-        {"name": "python -c pass", "argv": [python, "-c", "pass"], "role": "reference"},
         {"name": "floor (bench/floor.py)", "argv": [python, str(FLOOR)], "role": "floor"},
-        {
-            "name": DATACLASSES_ROW,
-            "argv": [python, "-c", _IMPORT_DATACLASSES],
-            "role": "reference",
-        },
+        {"name": "python -c pass", "argv": [python, "-c", "pass"], "role": "reference"},
+        {"name": DATACLASSES_ROW, "argv": [python, "-c", _IMPORT_DATACLASSES], "role": "reference"},
     ]
     for agent in AGENTS:
         rows.append(
@@ -47,21 +61,24 @@ def commands(payloads: dict[str, Path]) -> list[dict[str, Any]]:
             }
         )
     # Issue 16: the built-in policy judge with the shipped rule set (its compiled cache warm).
-    rows.append(
-        {
-            "name": "acp-claude-hook + ACP_POLICY=examples/policy.toml",
-            "argv": [str(BIN / "acp-claude-hook")],
-            "env": {"ACP_POLICY": str(POLICY)},
-            "role": "target",
-        }
-    )
-    rows.append(
-        {
-            "name": "acp hook claude",
-            "argv": [str(BIN / "acp"), "hook", "claude"],
-            "role": "reference",
-        }
-    )
+    options = [
+        ("acp-claude-hook, ACP_POLICY=examples/policy.toml", [claude], {"ACP_POLICY": str(POLICY)}),
+        ("acp-claude-hook, ACP_AUDIT_LOG", [claude], {"ACP_AUDIT_LOG": str(folder / "a.jsonl")}),
+        ("acp-claude-hook, ACP_FAIL_CLOSED=1", [claude], {"ACP_FAIL_CLOSED": "1"}),
+        (
+            f"installed: --judge {INSTALL_JUDGE} --fail-closed",
+            installed_command(folder, judge=INSTALL_JUDGE, fail_closed=True),
+            {"PYTHONPATH": str(EXAMPLES)},
+        ),
+        (
+            "installed: --policy examples/policy.toml",
+            installed_command(folder, policy=str(POLICY)),
+            {},
+        ),
+    ]
+    for name, argv, env in options:
+        rows.append({"name": name, "argv": argv, "env": env, "role": "option"})
+    rows += peers.ensure()
     for row in rows:
         row.setdefault("stdin", payloads["claude"])
     return rows
@@ -79,96 +96,76 @@ def check_answers(rows: list[dict[str, Any]]) -> None:
             json.loads(done.stdout)
 
 
-def hyperfine_version() -> str | None:
-    """The installed hyperfine's version, or None when it is not on PATH."""
-    exe = shutil.which("hyperfine")
-    if exe is None:
-        return None
-    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
-    found = re.search(r"\d+\.\d+(\.\d+)?", out)
-    return found.group(0) if found else "unknown"
-
-
-def time_hyperfine(rows: list[dict[str, Any]], runs: int, warmup: int) -> list[list[float]]:
-    """Time every command with hyperfine (through sh, whose start-up it subtracts)."""
-    # hyperfine times one command's runs back to back; several short passes spread a burst of
-    # load from other processes over every row instead of one.
-    passes = max(1, min(10, runs // 4))
-    samples: list[list[float]] = [[] for _ in rows]
-    with tempfile.TemporaryDirectory() as tmp:
-        export = Path(tmp) / "times.json"
-        for number in range(passes):
-            count = runs // passes + (1 if number < runs % passes else 0)
-            argv = ["hyperfine", "--style", "none", "--runs", str(count)]
-            argv += ["--warmup", str(warmup if number == 0 else 1), "--export-json", str(export)]
-            # hyperfine before 1.16 has no --input: a redirect through the shell feeds stdin.
-            argv += [
-                "".join(f"{k}={shlex.quote(v)} " for k, v in r.get("env", {}).items())
-                + f"{shlex.join(r['argv'])} < {shlex.quote(str(r['stdin']))}"
-                for r in rows
-            ]
-            done = subprocess.run(argv, env=hook_env(), capture_output=True, text=True)
-            if done.returncode != 0:
-                raise SystemExit(f"hyperfine failed: {done.stderr}")
-            results = json.loads(export.read_text(encoding="utf-8"))["results"]
-            for index, result in enumerate(results):
-                samples[index].extend(result["times"])
-    return samples
-
-
-def time_subprocess(rows: list[dict[str, Any]], runs: int, warmup: int) -> list[list[float]]:
-    """Time every command by spawning it repeatedly, interleaved so load hits all rows alike."""
+def time_interleaved(
+    rows: list[dict[str, Any]], runs: int, warmup: int
+) -> tuple[list[list[float]], list[list[float]]]:
+    """Wall and CPU seconds (user + system, from wait4) of every command, in interleaved rounds."""
     env = hook_env()
-    samples: list[list[float]] = [[] for _ in rows]
+    walls: list[list[float]] = [[] for _ in rows]
+    cpus: list[list[float]] = [[] for _ in rows]
     for round_no in range(warmup + runs):
-        for index, row in enumerate(rows):
+        # Each round starts at another row, so no command always follows the same one.
+        start_at = round_no % len(rows)
+        for index in [*range(start_at, len(rows)), *range(start_at)]:
+            row = rows[index]
             with open(row["stdin"], "rb") as stdin:
                 start = time.perf_counter()
-                subprocess.run(
+                child = subprocess.Popen(
                     row["argv"],
                     stdin=stdin,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     env={**env, **row["env"]} if "env" in row else env,
                 )
+                _, _, usage = os.wait4(child.pid, 0)
                 elapsed = time.perf_counter() - start
+            child.returncode = 0  # reaped by wait4 above
             if round_no >= warmup:
-                samples[index].append(elapsed)
-    return samples
+                walls[index].append(elapsed)
+                cpus[index].append(usage.ru_utime + usage.ru_stime)
+    return walls, cpus
 
 
-def measure(runs: int = 40, warmup: int = 5, timer: str = "auto") -> dict[str, Any]:
-    """Time the floor, the references and every hook entry; ratios are against the floor's median."""
+def measure(runs: int = 40, warmup: int = 3) -> dict[str, Any]:
+    """Time every row; each ratio is a median over the floor's median (wall and CPU apart)."""
     with tempfile.TemporaryDirectory() as tmp:
-        rows = commands(write_payloads(Path(tmp)))
+        folder = Path(tmp)
+        rows = commands(write_payloads(folder), folder)
         check_answers(rows)
-        version = hyperfine_version() if timer in ("auto", "hyperfine") else None
-        if timer == "hyperfine" and version is None:
-            raise SystemExit("hyperfine is not installed (apt-get install hyperfine)")
-        if version is not None:
-            samples = time_hyperfine(rows, runs, warmup)
-            used = f"hyperfine {version} (through sh, start-up subtracted), {runs} runs in passes"
-        else:
-            samples = time_subprocess(rows, runs, warmup)
-            used = f"repeated subprocess.run, interleaved rounds, {runs} runs"
-    floor = next(summary(s) for s, row in zip(samples, rows, strict=True) if row["role"] == "floor")
+        walls, cpus = time_interleaved(rows, runs, warmup)
+    floor = next(i for i, row in enumerate(rows) if row["role"] == "floor")
+    floor_wall, floor_cpu = summary(walls[floor])["median"], summary(cpus[floor])["median"]
     out = []
-    for row, times in zip(rows, samples, strict=True):
-        stats = {key: value * 1000 for key, value in summary(times).items()}
-        ratio = stats["median"] / (floor["median"] * 1000)
-        out.append({"name": row["name"], "role": row["role"], "ratio": ratio, **stats})
-    name = "hyperfine" if version is not None else "interleaved subprocess timer"
-    return {"timer": used, "timer_name": name, "target_ratio": TARGET_RATIO, "rows": out}
+    for row, wall, cpu in zip(rows, walls, cpus, strict=True):
+        w, c = summary(wall), summary(cpu)
+        out.append(
+            {
+                "name": row["name"],
+                "role": row["role"],
+                "wall_ms": w["median"] * 1000,
+                "wall_q1": w["q1"] * 1000,
+                "wall_q3": w["q3"] * 1000,
+                "cpu_ms": c["median"] * 1000,
+                "wall_ratio": w["median"] / floor_wall,
+                "cpu_ratio": c["median"] / floor_cpu,
+            }
+        )
+    return {
+        "timer": f"interleaved rounds of subprocess runs (wall: perf_counter; CPU: wait4 user+system),"
+        f" {runs} runs per command after {warmup} warm-up rounds",
+        "target_ratio": TARGET_RATIO,
+        "option_ratio": OPTION_RATIO,
+        "rows": out,
+    }
 
 
 def main() -> None:
     """Print the hook latency table as JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--timer", choices=("auto", "hyperfine", "subprocess"), default="auto")
+    parser.add_argument("--warmup", type=int, default=3)
     args = parser.parse_args()
-    json.dump(measure(args.runs, args.warmup, args.timer), sys.stdout, indent=2)
+    json.dump(measure(args.runs, args.warmup), sys.stdout, indent=2)
     print()
 
 

@@ -84,9 +84,37 @@ def _datamodel_files(root_src: Path) -> dict[Path, bytes]:
             else:
                 doc = path.stem.removesuffix("_schema").replace("_", "-") + ".schema.json"
                 sources = [str(SCHEMA_SUBDIR / doc)]
+            if path.stem != "__init__":
+                body = _defer_dataclass(body, path.name)
             text = header(sources, template) + "\n" + body
             out[GENERATED / "models" / path.relative_to(dst)] = text.encode("utf-8")
     return out
+
+
+# Issue 13: at run time the generated @dataclass is _model_base.deferred_dataclass, which applies
+# dataclasses.dataclass on first use of the metadata, so a hook process never imports dataclasses
+# (and inspect, ast, dis, tokenize); type checkers read the standard decorator.
+_DATACLASS_IMPORT = "from dataclasses import dataclass\n"
+_BASE_IMPORT = "from agent_control_plane_core._model_base import "
+_DEFERRED_IMPORT = (
+    "\nif TYPE_CHECKING:\n"
+    "    from dataclasses import dataclass\n"
+    "else:\n"
+    "    from agent_control_plane_core._model_base import deferred_dataclass as dataclass\n"
+)
+
+
+def _defer_dataclass(body: str, name: str) -> str:
+    """Swap datamodel-code-generator's dataclass import for the deferred one (see above)."""
+    lines = body.replace(_DATACLASS_IMPORT, "", 1).split("\n")
+    typing_at = [i for i, line in enumerate(lines) if line.startswith("from typing import ")]
+    base_at = [i for i, line in enumerate(lines) if line.startswith(_BASE_IMPORT)]
+    if body.count(_DATACLASS_IMPORT) != 1 or len(typing_at) != 1 or len(base_at) != 1:
+        raise SystemExit(f"codegen: {name} has not the imports the deferred dataclass expects")
+    names = lines[typing_at[0]].removeprefix("from typing import ")
+    lines[typing_at[0]] = f"from typing import TYPE_CHECKING, {names}"
+    lines.insert(base_at[0] + 1, _DEFERRED_IMPORT)
+    return "\n".join(lines)
 
 
 def _py(value: Any) -> str:

@@ -79,8 +79,10 @@ def shell_result(agent: str, command: str, output: str) -> Any | None:
         old = event.get("input", {}).get("command")
         if event["event"] == "post_tool" and event.get("tool") == "Bash" and isinstance(old, str):
             # The output is the longest text with a space in it; status words (success, 0) stay.
+            # The tool's own name stays (Cline's tool_result response carries it).
+            named = {old, event["meta"].get("native_tool")}
             outputs = sorted(
-                _leaves(event.get("response")) - {old}, key=lambda s: (" " in s, len(s))
+                _leaves(event.get("response")) - named, key=lambda s: (" " in s, len(s))
             )
             if outputs:
                 native = _replace_leaves(case["native"], {outputs[-1]}, output)

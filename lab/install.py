@@ -33,7 +33,7 @@ __all__ = [
 
 REPO = Path(__file__).resolve().parent.parent
 LOCK_PATH = Path(__file__).resolve().with_name("hosts.lock.json")
-HOSTS = ("claude", "codex", "gemini", "qwen", "factory", "copilot", "opencode")
+HOSTS = ("claude", "codex", "gemini", "qwen", "factory", "copilot", "opencode", "cline")
 STAMP = ".lab-stamp.json"
 VERIFY_TIMEOUT = 60.0
 INSTALL_TIMEOUT = 1800.0
@@ -62,9 +62,15 @@ class HostInstall:
 
 
 def cache_dir() -> Path:
-    """The lab cache: env ACP_LAB_CACHE, default <repo>/.lab-cache."""
+    """The lab cache: env ACP_LAB_CACHE, else the user's cache folder, so fresh clones share it."""
     env = os.environ.get("ACP_LAB_CACHE")
-    return Path(env).expanduser().resolve() if env else REPO / ".lab-cache"
+    if env:
+        return Path(env).expanduser().resolve()
+    # Outside any git checkout: a host whose project sits inside a repository takes the
+    # repository's root as its workspace, and trust and project settings stop matching (lab runs
+    # with the cache inside this clone: Claude ignored the project settings).
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return (Path(base).expanduser() / "agent-control-plane-core" / "lab").resolve()
 
 
 def lock() -> dict[str, Any]:

@@ -223,7 +223,10 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
         # Only run for channels declared unrendered: the host must indeed not carry them.
         return _not_carried(scenario.control)
     if name in ("deny", "deny_json_reason"):
-        return {ORIGINAL_RAN: False, REASON_SEEN: True} if pre else {ORIGINAL_RAN: True}
+        if not pre:
+            return {ORIGINAL_RAN: True}
+        # A host whose block ends the run (block_ends_run) never asks the model again.
+        return {ORIGINAL_RAN: False, REASON_SEEN: not fact(adapter, "BLOCK_ENDS_RUN")}
     if name == "timeout":
         return {ORIGINAL_RAN: not pre, HOOK_IN_TIME: True}
     if name in ("ask", "crash_fail_closed"):

@@ -245,3 +245,30 @@ def sly_decision(event: Any) -> Any:
 def non_ascii_output_deny(event: Any) -> Any:
     print("é ☃ 日本")
     return {"decision": "deny", "reason": "fixture deny"}
+
+
+def redos_then_allow(event: Any) -> Any:
+    """A catastrophic regular expression: one C call holding the interpreter lock (R4, L7)."""
+    import re
+
+    re.search(r"^(a+)+$", "a" * 40 + "b")
+    return {"decision": "allow"}
+
+
+def devnull_child_sleep(event: Any) -> Any:
+    """Wait on a child whose output goes to /dev/null, past the deadline (§1.2 deadline)."""
+    import subprocess
+
+    subprocess.run(
+        ["sleep", "30"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
+    return {"decision": "allow"}
+
+
+def sqlite_spins(event: Any) -> Any:
+    """A long SQLite query, which releases the interpreter lock (§1.2 deadline)."""
+    import sqlite3
+
+    query = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+    sqlite3.connect(":memory:").execute(query).fetchone()  # never ends: no LIMIT
+    return {"decision": "allow"}

@@ -138,6 +138,29 @@ def test_bridge_options_reach_the_adapter() -> None:
     assert enforcing["render"]["enforced"] is True
 
 
+def test_bridge_takes_each_hosts_version_option() -> None:
+    # <agent>_version per line, as adapter_for takes it: Copilot blocks by exit 2 from 1.0.70.
+    line: dict[str, Any] = {
+        "agent": "copilot",
+        "native": PRE_TOOL["copilot"],
+        "verdict": demo_deny(),
+    }
+    codes = []
+    for version in ("1.0.65", "1.0.102"):
+        line["options"] = {"copilot_version": version}
+        answer = bridge_line(json.dumps(line))
+        assert answer["render"]["enforced"] is True
+        codes.append(answer["render"]["exit_code"])
+    assert codes == [0, 2]
+    line["options"] = {"gemini_version": "0.61.0"}
+    assert "gemini_version" in bridge_line(json.dumps(line))["event"]["error"]
+    line["options"] = {"copilot_version": 1}
+    assert (
+        "options.copilot_version must be a version"
+        in bridge_line(json.dumps(line))["event"]["error"]
+    )
+
+
 def test_parse_prints_the_event() -> None:
     result = acp("parse", "--agent", "gemini", stdin=json.dumps(PRE_TOOL["gemini"]))
     assert result.returncode == 0

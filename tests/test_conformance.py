@@ -53,6 +53,8 @@ def _claude_file() -> dict[str, Any]:
         native = adapter.render(Verdict.from_dict(verdict), event).to_dict()
         render[name] = {"verdict": verdict, "native": native}
     alias = {**CLAUDE_NATIVE, "tool_name": "run_shell_command"}
+    # Every host alias needs its witness too (alias-witnessed): PowerShell -> Bash (L9).
+    host_aliases = [{**CLAUDE_NATIVE, "tool_name": native} for native in adapter.TOOL_ALIASES]
     return {
         "agent": "claude",
         "cases": [
@@ -69,8 +71,20 @@ def _claude_file() -> dict[str, Any]:
                 "event": adapter.parse(copy.deepcopy(alias)).to_dict(),
                 "render": {},
             },
+            *(
+                {
+                    "name": f"host alias {native['tool_name']}",
+                    "native": native,
+                    "event": adapter.parse(copy.deepcopy(native)).to_dict(),
+                    "render": {},
+                }
+                for native in host_aliases
+            ),
         ],
     }
+
+
+_CLAUDE_CASES = 2 + len(adapter_for("claude").TOOL_ALIASES)
 
 
 @pytest.mark.parametrize("agent", AGENT_IDS)
@@ -171,7 +185,7 @@ def test_report_counts_cases_scenarios_and_rule_checks() -> None:
     """A passing run reports its cases, scenarios and the number of checks per rule id."""
     report = run_adapter_conformance(adapter_for("claude"), _claude_file())
     assert isinstance(report, ConformanceReport)
-    assert (report.agent, report.cases, report.scenarios) == ("claude", 2, 4)
+    assert (report.agent, report.cases, report.scenarios) == ("claude", _CLAUDE_CASES, 4)
     assert set(report.checks) <= set(RULE_IDS)
     assert report.rule_ids == tuple(r for r in RULE_IDS if report.checks.get(r))
     assert "ask-tier-false" not in report.rule_ids  # claude has an ask tier
@@ -183,9 +197,9 @@ def test_assert_conforms_takes_a_path_or_a_parsed_file(tmp_path: Path) -> None:
 
     path = tmp_path / "claude.json"
     path.write_text(json.dumps(_claude_file()), encoding="utf-8")
-    assert assert_conforms(adapter_for("claude"), path).cases == 2
-    assert assert_conforms(adapter_for("claude"), str(path)).cases == 2
-    assert assert_conforms(adapter_for("claude"), _claude_file()).cases == 2
+    assert assert_conforms(adapter_for("claude"), path).cases == _CLAUDE_CASES
+    assert assert_conforms(adapter_for("claude"), str(path)).cases == _CLAUDE_CASES
+    assert assert_conforms(adapter_for("claude"), _claude_file()).cases == _CLAUDE_CASES
 
 
 def test_assert_conforms_refuses_a_file_the_schema_refuses() -> None:

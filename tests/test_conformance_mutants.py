@@ -86,6 +86,16 @@ CLAUDE_CASES: list[dict[str, Any]] = [
         },
         "scenarios": {"allow": {"verdict": {"decision": "allow"}}},
     },
+    {
+        "name": "PowerShell",
+        "call_class": "builtin",
+        "native": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "PowerShell",
+            "tool_input": {"command": "Remove-Item -Recurse build"},
+        },
+        "scenarios": {"deny": {"verdict": {"decision": "deny", "reason": "recursive delete"}}},
+    },
 ]
 
 GEMINI_CASES: list[dict[str, Any]] = [

@@ -35,6 +35,14 @@ def blocked(agent: str, run: HookRun) -> bool:
     return run.code == closed.exit_code
 
 
+def blocks(agent: str, code: int) -> bool:
+    """Whether an exit code is the host's block (the entry's own fail-closed answer)."""
+    return (
+        code
+        == failure_response(entry_adapter(agent, hook_env(agent)), "x", fail_closed=True).exit_code
+    )
+
+
 def ls_for(agent: str) -> Any:
     return json.loads(json.dumps(PRE_TOOL[agent]).replace("rm -rf /", "ls"))
 
@@ -967,3 +975,623 @@ def test_r6_a_policy_fifo_is_refused_even_without_a_deadline(tmp_path: Path) -> 
     env = claude_env(ACP_POLICY=str(path), ACP_FAIL_CLOSED="1")
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
     assert result.returncode == 2 and b"not a regular file" in result.stderr
+
+
+# ---- H1 / M6 / M2 / L7 / L9 / L11 / L12: policy matching ------------------------------------
+
+
+def _policy_file(tmp_path: Path, rule: str) -> str:
+    path = tmp_path / "p.toml"
+    path.write_text(f"rules = [{rule}]\n")
+    return str(path)
+
+
+HARDENED_RULE = (
+    '{ name = "rm-hardened", tools = ["Bash"], match = '
+    "'(?is)\\brm\\b(?=.*\\s(?:-\\w*r|--recursive))(?=.*\\s(?:-\\w*f|--force))', "
+    'decision = "deny" }'
+)
+PUSH_ANY_RULE = '{ name = "push-any", match = \'\\bgit\\s+push\\b\', decision = "ask" }'
+PAD = "#" + "A" * 70_000 + "\n"  # a padding comment line past the 64 KiB scan limit
+
+
+@pytest.mark.parametrize(
+    ("rule", "command", "decision"),
+    [(HARDENED_RULE, "rm -rf /", "deny"), (PUSH_ANY_RULE, "git push", "ask")],
+    ids=["deny", "ask"],
+)
+def test_h1_a_regex_rule_never_lets_the_tail_past_the_scan_limit_through(
+    tmp_path: Path, rule: str, command: str, decision: str
+) -> None:
+    payload = {**LS, "tool_input": {"command": PAD + command}}
+    run = run_hook("claude", payload, ACP_POLICY=_policy_file(tmp_path, rule))
+    answer = run.body()["hookSpecificOutput"]
+    assert answer["permissionDecision"] == decision
+    # The diagnostic names the rule and the length of the text it could not search whole.
+    size = len((PAD + command).encode())
+    assert "rules[0]" in answer["permissionDecisionReason"]
+    assert f"{size}-byte" in answer["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        (PAD + "rm -rf /", "deny"),  # §2.2 form 16
+        (": " + "é" * 33_000 + "; rm -rf /", "deny"),  # form 17
+        ("true '" + "A" * 70_000 + "' && rm -rf /", "deny"),  # form 18
+        (PAD + "git push", "ask"),  # form 28
+    ],
+    ids=["form16", "form17", "form18", "form28"],
+)
+def test_h1_example_policy_decides_past_64_kib_on_every_host(
+    agent: str, command: str, decision: str
+) -> None:
+    verdict, _response = _policy_verdict(agent, command)
+    assert verdict.decision == decision
+
+
+# §2.2 forms the naive example rules let through (form 19 is Codex's argv; forms 16-18, 28: H1).
+M6_FORMS = {
+    "rm -r -f /": "deny",
+    "rm -f -r /": "deny",
+    "rm --recursive --force /": "deny",
+    "rm -r --force /": "deny",
+    "rm -v -rf /": "deny",
+    "rm / -rf": "deny",
+    "r''m -rf /": "deny",
+    '"rm" -rf /': "deny",
+    "'rm' -rf /": "deny",
+    "$(echo rm) -rf /": "deny",
+    "`echo rm` -rf /": "deny",
+    "x=rm; $x -rf /": "deny",
+    "rm${IFS}-rf /": "deny",
+    "rm \\\n-rf /": "deny",
+    "RM -rf /": "deny",
+    "rm -r''f /": "deny",
+    "r\\m -rf /": "deny",
+    "rm -R -f /": "deny",
+    "nice rm -r -f /": "deny",
+    "sh -c 'rm -r -f /'": "deny",
+    "git -C /repo push": "ask",
+    "git --no-pager push": "ask",
+    "git -c push.default=current push": "ask",
+    "git pu''sh": "ask",
+    'git "push"': "ask",
+}
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+@pytest.mark.parametrize(("command", "decision"), M6_FORMS.items(), ids=list(M6_FORMS))
+def test_m6_example_policy_catches_every_section_2_2_form_on_every_host(
+    agent: str, command: str, decision: str
+) -> None:
+    verdict, response = _policy_verdict(agent, command)
+    assert verdict.decision == decision
+    # Where the host has no ask tier the ask is a block; a deny is a block everywhere.
+    assert response.enforced or (decision == "ask" and adapter_for(agent).NATIVE_ASK_TIER)
+
+
+def test_m6_codex_argv_form_is_split_like_the_string() -> None:
+    from agent_control_plane_core.policy import load_policy_judge
+
+    adapter = entry_adapter("codex", {"ACP_CODEX_VERSION": "0.150.0"})
+    payload = {**PRE_TOOL["codex"], "tool_input": {"command": ["rm", "-r", "-f", "/"]}}
+    assert load_policy_judge(str(EXAMPLE))(adapter.parse(payload)).decision == "deny"
+
+
+@pytest.mark.parametrize(("command", "answer"), [("rm -r -f /", "deny"), ("git -C /r push", "ask")])
+def test_m6_the_hook_entry_with_the_example_policy_blocks_or_asks(
+    command: str, answer: str
+) -> None:
+    run = run_hook("claude", {**LS, "tool_input": {"command": command}}, ACP_POLICY=str(EXAMPLE))
+    assert run.body()["hookSpecificOutput"]["permissionDecision"] == answer
+
+
+FILES_RULE = (
+    '{ name = "protect-env", tools = ["Write", "Edit", "Read"], match = '
+    "'\\.env\\b', decision = \"deny\" }"
+)
+
+
+def test_m2_a_qwen_subagent_file_call_meets_the_canonical_tools_rule(tmp_path: Path) -> None:
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "read_file",
+        "tool_input": {"file_path": ".env"},
+        "agent_type": "Explorer",
+    }
+    run = run_hook("qwen", payload, ACP_POLICY=_policy_file(tmp_path, FILES_RULE))
+    assert blocked("qwen", run)
+
+
+@pytest.mark.parametrize(
+    ("agent", "payload"),
+    [
+        (
+            "factory",
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Execute",
+                "tool_input": {"command": "rm -rf /"},
+                "agent_type": "worker",
+                "agent_id": "a1",
+            },
+        ),
+        (
+            "kiro",
+            {
+                "hook_event_name": "preToolUse",
+                "cwd": "/w",
+                "tool_name": "execute_bash",
+                "tool_input": {"command": "rm -rf /"},
+                "agent_type": "worker",
+                "agent_id": "a1",
+            },
+        ),
+    ],
+)
+def test_m2_subagent_shell_calls_get_the_rules_decision(agent: str, payload: Any) -> None:
+    from agent_control_plane_core.policy import load_policy_judge
+
+    event = adapter_for(agent).parse(payload)
+    assert event.tool == "Bash"  # the alias applies on every call class
+    assert load_policy_judge(str(EXAMPLE))(event).decision == "deny"
+
+
+def test_l7_a_catastrophic_policy_regex_is_answered_at_the_deadline(tmp_path: Path) -> None:
+    rule = '{ name = "redos", tools = ["Bash"], match = \'^(a+)+$\', decision = "deny" }'
+    payload = {**LS, "tool_input": {"command": "a" * 35 + "b"}}
+    # A deadline well past the policy's load, so the regex is running when it passes; without
+    # an answer the regex runs for hours and the HANG bound raises TimeoutExpired.
+    env = claude_env(
+        ACP_POLICY=_policy_file(tmp_path, rule), ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000"
+    )
+    result = run_raw(CLAUDE_HOOK, json.dumps(payload).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode) and b"no answer within" in result.stderr
+
+
+def test_l7_policy_check_refuses_a_regex_with_nested_unbounded_repeats(tmp_path: Path) -> None:
+    rule = '{ name = "redos", tools = ["Bash"], match = \'^(a+)+$\', decision = "deny" }'
+    result = subprocess.run(
+        [str(BIN / "acp"), "policy", "check", _policy_file(tmp_path, rule)],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "rules[0] ('redos'), field match" in result.stderr and "exponential" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("pattern", "runaway"),
+    [
+        (r"^(a+)+$", True),
+        (r"(\w*\s?)*", True),
+        (r"(?:x+){1,50}", True),
+        (r"(a++)+", False),  # possessive: nothing backtracks into it
+        (r"(?>a+)+", False),  # atomic group
+        (r"\bgit\s+push\b", False),
+        (r"(?:x+){1,3}", False),
+    ],
+)
+def test_l7_the_nested_repeat_check(pattern: str, runaway: bool) -> None:
+    from agent_control_plane_core.policy import _nests_repeats
+
+    assert _nests_repeats(pattern) is runaway
+
+
+def test_r4_a_judge_stuck_in_a_catastrophic_regex_is_answered_at_the_deadline() -> None:
+    env = claude_env("redos_then_allow", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode)
+
+
+@pytest.mark.parametrize(("command", "answer"), [("git push", "ask"), ("rm -rf /", "deny")])
+def test_l9_claude_powershell_meets_the_bash_rules(command: str, answer: str) -> None:
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "PowerShell",
+        "tool_input": {"command": command},
+    }
+    run = run_hook("claude", payload, ACP_POLICY=str(EXAMPLE))
+    assert run.body()["hookSpecificOutput"]["permissionDecision"] == answer
+
+
+def test_l9_policy_check_flags_a_tools_glob_that_selects_only_a_native_alias(
+    tmp_path: Path,
+) -> None:
+    rule = '{ name = "lower", tools = ["bash"], match = \'rm -rf\', decision = "deny" }'
+    result = subprocess.run(
+        [str(BIN / "acp"), "policy", "check", _policy_file(tmp_path, rule)],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        check=False,
+    )
+    assert result.returncode == 1 and "write 'Bash'" in result.stderr
+
+
+# §2.3: the hosts' own write, edit and read tools, each with a .env path.
+L9_FILE_CALLS = {
+    "gemini replace": (
+        "gemini",
+        {
+            "hook_event_name": "BeforeTool",
+            "tool_name": "replace",
+            "tool_input": {"file_path": ".env", "old_string": "a", "new_string": "b"},
+        },
+    ),
+    "amp create_file": ("amp", {"tool": "create_file", "input": {"path": ".env", "content": "x"}}),
+    "amp edit_file": ("amp", {"tool": "edit_file", "input": {"path": ".env", "old_str": "a"}}),
+    "kiro fs_write": (
+        "kiro",
+        {
+            "hook_event_name": "preToolUse",
+            "cwd": "/w",
+            "tool_name": "fs_write",
+            "tool_input": {"command": "create", "path": "/w/.env", "file_text": "x"},
+        },
+    ),
+    "kiro fs_read": (
+        "kiro",
+        {
+            "hook_event_name": "preToolUse",
+            "cwd": "/w",
+            "tool_name": "fs_read",
+            "tool_input": {"operations": [{"mode": "Line", "path": "/w/.env"}]},
+        },
+    ),
+    "codex apply_patch": (
+        "codex",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch",
+            "tool_input": {"command": "*** Begin Patch\n*** Update File: .env\n@@\n-a\n+b\n"},
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize(("agent", "payload"), L9_FILE_CALLS.values(), ids=list(L9_FILE_CALLS))
+def test_l9_file_rules_cover_each_hosts_own_file_tools(
+    tmp_path: Path, agent: str, payload: Any
+) -> None:
+    from agent_control_plane_core.policy import load_policy_judge
+
+    event = entry_adapter(agent, {"ACP_CODEX_VERSION": "0.150.0"}).parse(payload)
+    judge = load_policy_judge(_policy_file(tmp_path, FILES_RULE))
+    assert judge(event).decision == "deny"
+
+
+@pytest.mark.parametrize("line", ["rm\t-rf /", "x\nrm -rf /"], ids=["tab", "second line"])
+def test_l11_an_object_field_is_matched_in_its_decoded_strings(tmp_path: Path, line: str) -> None:
+    rule = (
+        '{ name = "nested", tools = ["mcp__shell__*"], field = "args", '
+        "match = '\\brm\\s+-rf', decision = \"deny\" }"
+    )
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__shell__exec",
+        "tool_input": {"args": {"line": line}},
+    }
+    run = run_hook("claude", payload, ACP_POLICY=_policy_file(tmp_path, rule))
+    assert blocked("claude", run)
+
+
+@pytest.mark.parametrize(
+    "tool_args",
+    ['{"command": "rm -rf /"', json.dumps(json.dumps({"command": "rm -rf /"}))],
+    ids=["invalid", "double-encoded"],
+)
+def test_l12_copilot_tool_args_that_do_not_decode_are_a_failure_not_an_empty_call(
+    tool_args: str,
+) -> None:
+    payload = {"toolName": "bash", "toolArgs": tool_args}
+    for closed in ("", "1"):
+        # Copilot's own failure answer is its deny body, so the call is blocked either way.
+        run = run_hook("copilot", payload, ACP_POLICY=str(EXAMPLE), ACP_FAIL_CLOSED=closed)
+        assert run.body()["permissionDecision"] == "deny"
+        assert "toolArgs is not a JSON object" in run.stderr
+
+
+def test_l12_cursor_tool_input_that_does_not_decode_is_a_failure() -> None:
+    payload = {"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": '{"command"'}
+    run = run_hook("cursor", payload, ACP_POLICY=str(EXAMPLE), ACP_FAIL_CLOSED="1")
+    assert blocked("cursor", run) and "tool_input is not a JSON object" in run.stderr
+
+
+def test_l12_amp_delegate_without_a_tool_name_is_a_failure_not_an_allow() -> None:
+    amp = adapter_for("amp")
+    # Never Amp's allow (0): its failure answer (the operator is asked), or its block.
+    for closed in ("", "1"):
+        env = {**hook_env("amp", ACP_POLICY=str(EXAMPLE)), "AGENT_TOOL_NAME": ""}
+        if closed:
+            env["ACP_FAIL_CLOSED"] = closed
+        result = run_raw(
+            [str(BIN / "acp-amp-hook")], b'{"cmd": "rm -rf /"}', env, capture_output=True
+        )
+        if closed:
+            assert blocks("amp", result.returncode)
+        else:
+            assert result.returncode == amp.FAILURE_EXIT_CODE != 0
+        assert b"names no tool" in result.stderr
+
+
+def test_l12_amp_envelope_subagent_call_is_renamed_and_decided() -> None:
+    payload = {"tool": "Bash", "input": {"cmd": "rm -rf /"}, "agent_type": "oracle"}
+    run = run_hook("amp", payload, ACP_POLICY=str(EXAMPLE))
+    assert blocked("amp", run)
+
+
+# ---- §1.2 attacks that held: payload shapes, MCP and file rules -------------------------------
+
+
+def _decide(agent: str, payload: Any, policy: str, environ: dict[str, str] | None = None) -> Any:
+    """The policy's verdict on a native payload, and the host's escalated answer to it."""
+    from agent_control_plane_core.policy import load_policy_judge
+    from agent_control_plane_core.runtime import render_escalated
+
+    env = {"ACP_CODEX_VERSION": "0.150.0", **(environ or {})}
+    adapter = entry_adapter(agent, env)
+    event = adapter.parse(adapter.hook_payload(payload, env))
+    verdict = load_policy_judge(policy)(event)
+    return event, verdict, render_escalated(adapter, verdict, event)
+
+
+RM_INPUT = {"command": "rm -rf /"}
+HELD_SHAPES = {
+    "qwen subagent run_shell_command": (
+        "qwen",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "run_shell_command",
+            "tool_input": RM_INPUT,
+            "agent_type": "Explorer",
+        },
+        {},
+    ),
+    "amp delegate cmd": ("amp", {"cmd": "rm -rf /"}, {"AGENT_TOOL_NAME": "Bash"}),
+    "cursor preToolUse tool_input as a JSON string": (
+        "cursor",
+        {"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": json.dumps(RM_INPUT)},
+        {},
+    ),
+    "cursor beforeShellExecution flat command": (
+        "cursor",
+        {"hook_event_name": "beforeShellExecution", "command": "rm -rf /", "cwd": "/w"},
+        {},
+    ),
+    "copilot PascalCase tool_input as a JSON string": (
+        "copilot",
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": json.dumps(RM_INPUT)},
+        {},
+    ),
+    "copilot toolArgs as an object": ("copilot", {"toolName": "bash", "toolArgs": RM_INPUT}, {}),
+    "codex argv": (
+        "codex",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": ["bash", "-lc", "rm -rf /"]},
+        },
+        {},
+    ),
+    "codex PermissionRequest": (
+        "codex",
+        {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": RM_INPUT},
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("agent", "payload", "environ"), HELD_SHAPES.values(), ids=list(HELD_SHAPES)
+)
+def test_held_payload_shapes_still_decide(agent: str, payload: Any, environ: Any) -> None:
+    event, verdict, response = _decide(agent, payload, str(EXAMPLE), environ)
+    assert verdict.decision == "deny" and event.this_call_vetoable and response.enforced
+
+
+def test_held_claude_powershell_with_a_field_rule_and_no_tools_asks(tmp_path: Path) -> None:
+    rule = (
+        '{ name = "push-cmd", field = "command", match = \'\\bgit\\s+push\\b\', decision = "ask" }'
+    )
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "PowerShell",
+        "tool_input": {"command": "git push"},
+    }
+    _event, verdict, _response = _decide("claude", payload, _policy_file(tmp_path, rule))
+    assert verdict.decision == "ask"
+
+
+HELD_MCP = {
+    "claude": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__github__create_issue",
+        "tool_input": {"title": "x"},
+    },
+    "gemini": {
+        "hook_event_name": "BeforeTool",
+        "tool_name": "mcp_github_create_issue",
+        "tool_input": {"title": "x"},
+    },
+    "codex": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__github__create_issue",
+        "tool_input": {"title": "x"},
+    },
+    "kiro": {
+        "hook_event_name": "preToolUse",
+        "cwd": "/w",
+        "tool_name": "@github/create_issue",
+        "tool_input": {"title": "x"},
+    },
+}
+
+
+@pytest.mark.parametrize(("agent", "payload"), HELD_MCP.items(), ids=list(HELD_MCP))
+def test_held_an_mcp_server_rule_denies_that_servers_calls(
+    tmp_path: Path, agent: str, payload: Any
+) -> None:
+    rule = '{ name = "no-github-mcp", tools = ["mcp__github__*"], decision = "deny" }'
+    event, verdict, response = _decide(agent, payload, _policy_file(tmp_path, rule))
+    assert verdict.decision == "deny"
+    # Blocked wherever the host's declaration makes the call vetoable (advisory elsewhere).
+    assert response.enforced == event.this_call_vetoable
+
+
+def test_held_a_lowercase_bash_rule_matches_copilots_native_bash(tmp_path: Path) -> None:
+    rule = '{ name = "lower", tools = ["bash"], match = \'rm -rf\', decision = "deny" }'
+    _event, verdict, response = _decide(
+        "copilot", PRE_TOOL["copilot"], _policy_file(tmp_path, rule)
+    )
+    assert verdict.decision == "deny" and response.enforced
+
+
+ENV_FILE = {"file_path": ".env"}
+HELD_FILES = {
+    "claude Write": (
+        "claude",
+        {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": ENV_FILE},
+        {},
+    ),
+    "claude subagent Read": (
+        "claude",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": ENV_FILE,
+            "agent_type": "Explore",
+            "agent_id": "a1",
+        },
+        {},
+    ),
+    "qwen read_file": (
+        "qwen",
+        {"hook_event_name": "PreToolUse", "tool_name": "read_file", "tool_input": ENV_FILE},
+        {},
+    ),
+    "gemini write_file": (
+        "gemini",
+        {"hook_event_name": "BeforeTool", "tool_name": "write_file", "tool_input": ENV_FILE},
+        {},
+    ),
+    "amp delegate Read": ("amp", {"path": ".env"}, {"AGENT_TOOL_NAME": "Read"}),
+    "cursor beforeReadFile": (
+        "cursor",
+        {"hook_event_name": "beforeReadFile", "file_path": ".env", "content": "K=v"},
+        {},
+    ),
+    "cursor preToolUse Write": (
+        "cursor",
+        {"hook_event_name": "preToolUse", "tool_name": "Write", "tool_input": ENV_FILE},
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize(("agent", "payload", "environ"), HELD_FILES.values(), ids=list(HELD_FILES))
+def test_held_a_file_rule_blocks_each_hosts_file_call(
+    tmp_path: Path, agent: str, payload: Any, environ: Any
+) -> None:
+    event, verdict, response = _decide(agent, payload, _policy_file(tmp_path, FILES_RULE), environ)
+    assert verdict.decision == "deny" and event.this_call_vetoable and response.enforced
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm \u2212rf /", "\uff52\uff4d -rf /", "r\u200bm -rf /"],
+    ids=["minus sign", "fullwidth rm", "zero-width space"],
+)
+def test_r11_unicode_lookalikes_are_not_read_as_rm(command: str) -> None:
+    # None of these runs rm with -rf (bash sees another word or a file name): they stay allowed,
+    # so a tokenizer change that starts folding them would show up here.
+    verdict, _response = _policy_verdict("claude", command)
+    assert verdict.decision == "allow"
+
+
+# ---- §1.2 attacks that held: deadline, stdin, policy device, installer ------------------------
+
+
+@pytest.mark.parametrize("judge", ["devnull_child_sleep", "sqlite_spins"])
+def test_held_deadline_answers_a_judge_waiting_outside_python(judge: str) -> None:
+    # capture_output reads both pipes to EOF: a held pipe would raise TimeoutExpired.
+    env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode)
+
+
+def test_held_endless_stdin_is_answered_at_the_deadline() -> None:
+    endless = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        result = subprocess.run(
+            CLAUDE_HOOK,
+            stdin=endless.stdout,
+            env=claude_env(ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="1000"),
+            capture_output=True,
+            timeout=HANG,
+            check=False,
+        )
+    finally:
+        endless.kill()
+        endless.wait()
+    assert blocks("claude", result.returncode)
+
+
+def test_held_a_device_as_the_policy_file_does_not_run_the_call() -> None:
+    run = run_hook(
+        "claude", RM, ACP_POLICY="/dev/zero", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="1500"
+    )
+    assert blocked("claude", run)
+
+
+def test_held_a_claude_directory_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / ".claude").write_text("not a directory")
+    with pytest.raises(InstallError):
+        plan_install("claude", root=tmp_path, bin_dir=BIN).apply()
+    assert (tmp_path / ".claude").read_text() == "not a directory"
+
+
+def test_held_invalid_codex_toml_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / ".codex/config.toml"
+    path.parent.mkdir()
+    path.write_text("[hooks\nbroken = \n")
+    with pytest.raises(InstallError):
+        plan_install("codex", scope="user", home=tmp_path, bin_dir=BIN)
+    assert path.read_text() == "[hooks\nbroken = \n"
+
+
+def test_held_an_existing_config_mode_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text("{}")
+    path.chmod(0o640)
+    plan_install("claude", root=tmp_path, bin_dir=BIN).apply()
+    assert path.stat().st_mode & 0o777 == 0o640 and "hooks" in json.loads(path.read_text())
+
+
+def test_held_concurrent_installs_leave_one_valid_file(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
+    (tmp_path / "judges").mkdir()
+    for n in range(6):
+        (tmp_path / "judges" / f"mod{n}.py").write_text("def judge(event):\n    return None\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "judges")}
+    argv = [str(BIN / "acp"), "install", "claude", "--project", "--root", str(tmp_path)]
+    installs = [
+        subprocess.Popen([*argv, "--judge", f"mod{n}:judge"], env=env, stderr=subprocess.DEVNULL)
+        for n in range(6)
+    ]
+    for install in installs:
+        install.wait(timeout=60)
+    settings = json.loads(path.read_text())  # valid JSON
+    assert settings["permissions"] == {"allow": ["Bash(ls)"]}  # the user's keys kept
+    for groups in settings["hooks"].values():
+        # With --judge the registered command is `acp hook claude --judge modN:judge`.
+        ours = [h for g in groups for h in g["hooks"] if "hook claude" in h["command"]]
+        assert len(ours) == 1  # exactly one entry per event
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no temp files

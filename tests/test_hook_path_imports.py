@@ -121,3 +121,179 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
     ]
     assert "agent_control_plane_core.hooks" in imported
     assert [name for name in imported if name.split(".")[0] in FORBIDDEN] == []
+
+
+# Issue 13: what a hook process must not load on any option path. dataclasses (and inspect, ast,
+# dis, tokenize, which it imports) waits for a caller that reads dataclass metadata; argparse,
+# pathlib and gettext belong to the rest of the CLI; tomllib is read only when the policy's
+# compiled cache is missing or stale.
+HEAVY = (
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "argparse",
+    "gettext",
+    "pathlib",
+    "tomllib",
+    *FORBIDDEN,
+)
+TESTS_DIR = Path(__file__).resolve().parent
+POLICY = TESTS_DIR.parent / "examples" / "policy.toml"
+
+# The whole hook process, as its console script runs it: the entry answers and ends with
+# os._exit, which this wrapper makes write the names of the loaded modules first.
+PROCESS_SCRIPT = """
+import os, sys
+exit_now = os._exit
+def record_and_exit(code):
+    with open({out!r}, "w", encoding="utf-8") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+    exit_now(code)
+os._exit = record_and_exit
+sys.argv = [{argv0!r}, *{args!r}]
+module_name, _, function = {entry!r}.partition(":")
+getattr(__import__(module_name, fromlist=[function]), function)()
+"""
+
+
+def _acp_entry() -> str:
+    from importlib.metadata import entry_points
+
+    (found,) = [ep.value for ep in entry_points(group="console_scripts") if ep.name == "acp"]
+    return found
+
+
+def _hook_process(
+    tmp_path: Path, argv: list[str], env_extra: dict[str, str], payload: str
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run one console script (argv[0] by name) on payload; its result and loaded modules."""
+    script = Path(argv[0]).name
+    entry = _acp_entry() if script == "acp" else _hook_entry_points()[script]
+    out = tmp_path / "modules.txt"
+    code = PROCESS_SCRIPT.format(out=str(out), argv0=argv[0], args=argv[1:], entry=entry)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
+    env.update(env_extra)
+    result = subprocess.run(
+        [sys.executable, "-c", code], input=payload, capture_output=True, text=True, env=env
+    )
+    return result, set(out.read_text(encoding="utf-8").split())
+
+
+def _shell_payload(command: str) -> str:
+    return json.dumps(
+        {
+            "session_id": "s",
+            "cwd": "/home/dev/app",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
+    )
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(name for name in modules if name.split(".")[0] in HEAVY)
+
+
+def test_plain_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
+    result, modules = _hook_process(tmp_path, ["acp-claude-hook"], {}, _shell_payload("rm -rf /"))
+    assert result.returncode == BLOCK_EXIT["claude"], result.stderr
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "agent_control_plane_core.hooks" in modules
+    assert _heavy(modules) == []
+
+
+def test_policy_hook_process_reads_the_compiled_cache_not_tomllib(tmp_path: Path) -> None:
+    rules = tmp_path / "policy.toml"
+    rules.write_bytes(POLICY.read_bytes())
+    env = {"ACP_POLICY": str(rules)}
+    payload = _shell_payload("sudo rm -r -f /")
+    # The first call parses the TOML (tomllib) and writes the cache beside the file.
+    first, first_modules = _hook_process(tmp_path, ["acp-claude-hook"], env, payload)
+    assert "tomllib" in first_modules
+    assert (tmp_path / ".policy.toml.acp-cache.json").is_file()
+    result, modules = _hook_process(tmp_path, ["acp-claude-hook"], env, payload)
+    assert result.stdout == first.stdout
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "agent_control_plane_core.policy" in modules
+    assert _heavy(modules) == []
+
+
+def test_audit_log_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    result, modules = _hook_process(
+        tmp_path, ["acp-claude-hook"], {"ACP_AUDIT_LOG": str(log)}, _shell_payload("ls")
+    )
+    assert result.returncode == 0, result.stderr
+    (record,) = (json.loads(line) for line in log.read_text(encoding="utf-8").splitlines())
+    assert record["verdict"] == {"decision": "allow"}
+    assert "agent_control_plane_core.audit" in modules
+    assert _heavy(modules) == []
+
+
+def test_fail_closed_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
+    # Not JSON: the failure path under ACP_FAIL_CLOSED=1 blocks with exit 2.
+    result, modules = _hook_process(
+        tmp_path, ["acp-claude-hook"], {"ACP_FAIL_CLOSED": "1"}, "not json"
+    )
+    assert result.returncode == 2
+    assert "ACP_FAIL_CLOSED=1" in result.stderr
+    assert _heavy(modules) == []
+
+
+def _installed_command(tmp_path: Path, **options: object) -> list[str]:
+    """The pre-tool command `acp install claude --project` writes with these options."""
+    import shlex
+
+    from agent_control_plane_core.install import plan_install
+
+    root = tmp_path / "project"
+    root.mkdir()
+    plan_install("claude", root=root, **options).apply()  # type: ignore[arg-type]
+    settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    (command,) = {
+        hook["command"] for entry in settings["hooks"]["PreToolUse"] for hook in entry["hooks"]
+    }
+    argv = shlex.split(command)
+    assert Path(argv[0]).name == "acp" and argv[1:3] == ["hook", "claude"], argv
+    return argv
+
+
+def test_installed_judge_command_runs_without_argparse(tmp_path: Path) -> None:
+    env = {"PYTHONPATH": str(TESTS_DIR)}
+    argv = _installed_command(tmp_path, judge="hook_judges:denies", fail_closed=True)
+    assert "--fail-closed" in argv
+    result, modules = _hook_process(tmp_path, argv, env, _shell_payload("ls"))
+    assert result.returncode == BLOCK_EXIT["claude"], result.stderr
+    body = json.loads(result.stdout)["hookSpecificOutput"]
+    assert (body["permissionDecision"], body["permissionDecisionReason"]) == (
+        "deny",
+        "denied by test",
+    )
+    assert "agent_control_plane_core.cli" in modules
+    assert _heavy(modules) == []
+
+
+def test_installed_policy_command_runs_without_argparse_or_tomllib(tmp_path: Path) -> None:
+    rules = tmp_path / "policy.toml"
+    rules.write_bytes(POLICY.read_bytes())
+    # acp install loads the policy once to check it, which writes the compiled cache.
+    argv = _installed_command(tmp_path, policy=str(rules))
+    from agent_control_plane_core.policy import load_policy_judge
+
+    load_policy_judge(str(rules))
+    result, modules = _hook_process(tmp_path, argv, {}, _shell_payload("curl x | sh"))
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "agent_control_plane_core.policy" in modules
+    assert _heavy(modules) == []
+
+
+def test_a_hook_line_argparse_would_refuse_still_gets_its_message() -> None:
+    # The hand-read options take only the plain forms; anything else goes to argparse.
+    acp = Path(sys.executable).parent / "acp"
+    argv = [str(acp), "hook", "claude", "--judge", "a:b", "--policy", "/p"]
+    result = subprocess.run(argv, input="{}", capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert "argument --policy: not allowed with argument --judge" in result.stderr

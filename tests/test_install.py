@@ -440,15 +440,30 @@ def test_crush_writes_a_flat_pre_tool_use_handler_and_keeps_other_settings(
     assert user.path == tmp_path / ".config/crush/crush.json"
 
 
-def test_cline_writes_an_executable_pre_tool_use_program(tmp_path: Path) -> None:
+def test_cline_writes_an_executable_program_per_tool_event(tmp_path: Path) -> None:
     assert install("cline", tmp_path)
-    program = tmp_path / ".clinerules/hooks/PreToolUse"
-    assert program.stat().st_mode & 0o777 == 0o755
-    lines = program.read_text().splitlines()
-    assert lines[0] == "#!/bin/sh"
-    assert lines[-1] == f"exec {BIN / 'acp-cline-hook'}"
+    # PostToolUse context reaches the model; prompt programs run detached (hosts/cline.json).
+    assert sorted(p.name for p in (tmp_path / ".clinerules/hooks").iterdir()) == [
+        "PostToolUse",
+        "PreToolUse",
+    ]
+    for name in ("PreToolUse", "PostToolUse"):
+        program = tmp_path / ".clinerules/hooks" / name
+        assert program.stat().st_mode & 0o777 == 0o755
+        lines = program.read_text().splitlines()
+        assert lines[0] == "#!/bin/sh"
+        assert lines[-1] == f"exec {BIN / 'acp-cline-hook'}"
     user = plan_install("cline", scope="user", home=tmp_path, bin_dir=BIN)
     assert user.path == tmp_path / "Documents/Cline/Hooks/PreToolUse"
+    assert [plan.path for plan in user.also] == [tmp_path / "Documents/Cline/Hooks/PostToolUse"]
+    assert f"+++ {tmp_path / 'Documents/Cline/Hooks/PostToolUse'}" in user.diff()
+
+
+def test_cline_fail_closed_registers_both_programs_closed(tmp_path: Path) -> None:
+    install("cline", tmp_path, fail_closed=True)
+    for name in ("PreToolUse", "PostToolUse"):
+        text = (tmp_path / ".clinerules/hooks" / name).read_text()
+        assert text.rstrip().endswith("--fail-closed"), name
 
 
 def test_cline_restores_the_executable_bit_and_refuses_a_foreign_program(tmp_path: Path) -> None:
@@ -460,6 +475,12 @@ def test_cline_restores_the_executable_bit_and_refuses_a_foreign_program(tmp_pat
     program.write_text("#!/bin/sh\n./my-own-check\n")
     with pytest.raises(InstallError, match="not ours"):
         plan_install("cline", root=tmp_path, bin_dir=BIN)
+    # A foreign program in the second event's place is refused too, before anything is written.
+    program.unlink()
+    (tmp_path / ".clinerules/hooks/PostToolUse").write_text("#!/bin/sh\n./theirs\n")
+    with pytest.raises(InstallError, match="PostToolUse already holds"):
+        plan_install("cline", root=tmp_path, bin_dir=BIN)
+    assert not program.exists()
 
 
 def test_the_installed_cline_program_cancels_a_denied_call(tmp_path: Path) -> None:

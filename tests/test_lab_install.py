@@ -27,6 +27,7 @@ REAL_OUTPUT = {
     "factory": "{v}\n",
     "copilot": "GitHub Copilot CLI {v}.\nRun 'copilot update' to check for updates.\n",
     "opencode": "{v}\n",
+    "cline": "{v}\n",
 }
 
 
@@ -87,6 +88,7 @@ def test_lock_has_every_host_with_exact_versions() -> None:
         "factory",
         "copilot",
         "opencode",
+        "cline",
     }
     exact = re.compile(r"^\d+\.\d+\.\d+$")
     assert exact.match(NODE_VERSION) and int(NODE_VERSION.split(".")[0]) >= 22
@@ -109,6 +111,17 @@ def test_older_versions_are_in_the_requested_ranges() -> None:
     )
     others = set(LOCK["hosts"]) - {"codex", "copilot"}
     assert all(LOCK["hosts"][h]["older"] == [] for h in others)
+
+
+def test_declarations_name_the_versions_the_lab_drives() -> None:
+    # A declaration's lab_pinned and lab_older are the lock's: the matrix shows those versions.
+    from lab.run import declaration
+
+    for host, entry in LOCK["hosts"].items():
+        versions = declaration(host).get("versions")
+        if versions is not None:
+            assert versions["lab_pinned"] == entry["version"], host
+            assert versions.get("lab_older", []) == entry["older"], host
 
 
 @pytest.mark.parametrize("host", sorted(REAL_OUTPUT))
@@ -197,7 +210,26 @@ def test_cache_dir_env_and_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("ACP_LAB_CACHE", str(tmp_path / "c"))
     assert install.cache_dir() == tmp_path / "c"
     monkeypatch.delenv("ACP_LAB_CACHE")
-    assert install.cache_dir() == Path(install.__file__).resolve().parent.parent / ".lab-cache"
+    # Outside the clone: a fresh checkout (CI's) reuses the hosts installed before.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert install.cache_dir() == tmp_path / "xdg" / "agent-control-plane-core" / "lab"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert install.cache_dir() == tmp_path / "home" / ".cache" / "agent-control-plane-core" / "lab"
+
+
+def test_prune_runs_keeps_the_newest(tmp_path: Path) -> None:
+    from lab.run import prune_runs
+
+    for name in ("20261201-090000", "20261201-100000", "20261201-110000"):
+        (tmp_path / name / "claude@1").mkdir(parents=True)
+    (tmp_path / "by-hand").mkdir()
+    prune_runs(tmp_path, keep=2)
+    left = ["20261201-100000", "20261201-110000", "by-hand"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == left
+    prune_runs(tmp_path, keep=0)
+    assert [path.name for path in tmp_path.iterdir()] == ["by-hand"]
+    prune_runs(tmp_path / "absent", keep=1)
 
 
 def test_ensure_host_installs_pinned_with_lab_node_first(fake: FakeNpm, tmp_path: Path) -> None:

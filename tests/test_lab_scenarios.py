@@ -59,6 +59,16 @@ def test_an_ungated_kind_expects_the_call_to_run() -> None:
     assert sc.expected(ungated, _scenario("prompt_block")) == {sc.PROMPT_SEEN: True}
 
 
+def test_a_block_that_ends_the_run_expects_no_reason_at_the_model() -> None:
+    base = adapter_for("claude")
+    ending = _fake(base, BLOCK_ENDS_RUN=True)
+    assert sc.expected(ending, _scenario("deny")) == {sc.ORIGINAL_RAN: False, sc.REASON_SEEN: False}
+    assert sc.expected(ending, _scenario("deny_json_reason"))[sc.REASON_SEEN] is False
+    # Only the reason changes: a fail-closed crash must still stop the call.
+    assert sc.expected(ending, _scenario("crash_fail_closed")) == {sc.ORIGINAL_RAN: False}
+    assert sc.expected(adapter_for("cline"), _scenario("deny"))[sc.REASON_SEEN] is False
+
+
 def test_an_unrendered_rewrite_expects_neither_command_where_the_call_can_be_stopped() -> None:
     base = adapter_for("claude")
     carried = dict(sc.fact(base, "UNRENDERED_FIELDS"))
@@ -147,3 +157,27 @@ def test_tap_answers_a_control_in_place_of_the_hook(tmp_path: Path) -> None:
         args, input=b'"PreToolUse tool_response"', capture_output=True, cwd=REPO, check=False
     )
     assert other.returncode != 0 and b"FileNotFoundError" in other.stderr
+
+
+def test_every_host_is_lab_run_or_says_what_it_was_built_from() -> None:
+    # docs/hosts.md has a row for every declared host: its lab versions, or where its facts come from.
+    from agent_control_plane_core import AGENT_IDS
+    from agent_control_plane_core._generated.constants import HostDeclarationFields
+    from lab.run import declaration, profiled_hosts
+
+    lab_hosts = set(profiled_hosts())
+    for agent in AGENT_IDS:
+        built = HostDeclarationFields.BUILT_FROM in declaration(agent)
+        assert built != (agent in lab_hosts), agent
+
+
+def test_the_matrix_has_a_row_for_every_host() -> None:
+    from agent_control_plane_core import AGENT_IDS
+    from lab.run import matrix, profiled_hosts
+
+    text = matrix([])
+    for agent in AGENT_IDS:
+        assert f"\n| {agent} | " in text, agent
+        if agent not in profiled_hosts():
+            assert f"\n| {agent} | unknown |" not in text
+            assert "not lab-verified: rests on the sources" in text.split(f"\n| {agent} | ")[1]

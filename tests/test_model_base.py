@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 
@@ -69,3 +71,51 @@ def test_equality_is_by_value() -> None:
     assert ToolCallEvent.from_dict(EVENT_JSON) == ToolCallEvent.from_dict(
         dict(reversed(EVENT_JSON.items()))
     )
+
+
+# Issue 13: @dataclass is applied when something first reads the dataclass metadata, so each
+# first use below runs in a fresh interpreter where nothing has completed the classes yet.
+FIRST_USES = {
+    "is_dataclass": "assert dataclasses.is_dataclass(Verdict) and dataclasses.is_dataclass(v)",
+    "fields of an instance": "assert [f.name for f in dataclasses.fields(v)][:1] == ['decision']",
+    "replace": "assert dataclasses.replace(v, decision='allow').decision == 'allow'",
+    "asdict": "assert dataclasses.asdict(v)['reason'] == 'r'",
+    "assignment": (
+        "try:\n    v.decision = 'allow'\nexcept dataclasses.FrozenInstanceError:\n    pass\n"
+        "else:\n    raise AssertionError('assigned')"
+    ),
+    "deletion": (
+        "try:\n    del v.reason\nexcept dataclasses.FrozenInstanceError:\n    pass\n"
+        "else:\n    raise AssertionError('deleted')"
+    ),
+    "subclass": (
+        "@dataclasses.dataclass(frozen=True, kw_only=True)\n"
+        "class Mine(Verdict):\n    extra: int = 0\n"
+        "assert [f.name for f in dataclasses.fields(Mine)][-2:] == ['reason', 'extra']"
+    ),
+    "from_dict": "assert Verdict.from_dict({'decision': 'ask'}).decision == 'ask'",
+}
+
+
+@pytest.mark.parametrize("use", sorted(FIRST_USES))
+def test_the_deferred_dataclass_is_complete_at_its_first_use(use: str) -> None:
+    code = (
+        "import sys\n"
+        "from agent_control_plane_core import Verdict\n"
+        "v = Verdict(decision='deny', reason='r')\n"
+        "assert 'dataclasses' not in sys.modules\n"
+        "import dataclasses\n"
+        f"{FIRST_USES[use]}\n"
+        "assert dataclasses.is_dataclass(Verdict)\n"
+        "assert Verdict.__dataclass_params__.frozen\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout == "ok\n", result.stderr
+
+
+def test_an_unknown_attribute_is_still_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'mutated_ouput'"):
+        Verdict(decision="allow").mutated_ouput  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(AttributeError):
+        Verdict.no_such_thing  # type: ignore[attr-defined]  # noqa: B018

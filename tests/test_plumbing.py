@@ -71,3 +71,23 @@ def test_without_a_sink_the_judge_writes_to_dev_null_never_to_the_host() -> None
         [sys.executable, "-c", code], capture_output=True, timeout=60, check=True
     )
     assert (result.stdout, result.stderr) == (b"body", b"")
+
+
+def test_the_private_copy_of_a_pipe_skips_closed_low_descriptors_and_is_close_on_exec() -> None:
+    # M4: with fds 0 and 2 closed, a plain dup would hand back 0 or 2, which a judge's own
+    # writes (fd 2) would then reach; the copy must land above 2 and leave 0 and 2 closed.
+    code = (
+        "import os\n"
+        "from agent_control_plane_core._plumbing import _copy_above_two\n"
+        "os.close(0); os.close(2)\n"
+        "fd = _copy_above_two(1)\n"
+        "def is_open(n):\n"
+        "    try:\n"
+        "        os.fstat(n)\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "    return True\n"
+        "os.write(fd, repr((fd > 2, os.get_inheritable(fd), is_open(0), is_open(2))).encode())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert result.stdout == b"(True, False, False, False)"

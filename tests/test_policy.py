@@ -349,6 +349,21 @@ def test_redaction_reaches_claude_and_is_denied_where_output_cannot_be_replaced(
     assert KEY not in text  # never a silent pass of the unredacted value in our answer
 
 
+def test_redaction_follows_the_configured_host_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Codex replaces the output with a PostToolUse block's reason from 0.150.0 (lab scenario
+    # redact): the policy judge reads the version the hook entry is configured with.
+    event = event_for("codex", post_tool("codex", "cat creds", f"key = {KEY}\n"))
+    monkeypatch.setenv("ACP_CODEX_VERSION", "0.171.0")
+    verdict = example()(event)
+    assert verdict.decision == "allow" and REDACTED in json.dumps(verdict.mutated_output)
+    response = render_escalated(adapter_for("codex", codex_version="0.171.0"), verdict, event)
+    assert (response.exit_code, response.enforced) == (0, False)
+    assert response.stdout["decision"] == "block" and REDACTED in response.stdout["reason"]
+    assert KEY not in json.dumps(response.to_dict())
+    monkeypatch.setenv("ACP_CODEX_VERSION", "0.141.0")
+    assert example()(event).decision == "deny"
+
+
 @pytest.mark.parametrize("agent", POST_TOOL_HOSTS)
 def test_on_unrendered_allow_lets_the_rule_decision_stand_without_the_rewrite(
     agent: str, tmp_path: Path
@@ -722,6 +737,11 @@ def test_done_when_every_host_gets_its_native_signal_and_one_audit_line_per_call
         elif agent == "gemini":
             # GM-6: the AfterTool deny body replaces the result with the redacted output.
             assert redact.code == 0 and redact.body()["decision"] == "deny"
+            assert REDACTED in redact.body()["reason"]
+            decisions.append("allow")
+        elif agent == "codex":
+            # From 0.150.0 a PostToolUse block's reason replaces the output (lab scenario redact).
+            assert redact.code == 0 and redact.body()["decision"] == "block"
             assert REDACTED in redact.body()["reason"]
             decisions.append("allow")
         else:

@@ -234,7 +234,9 @@ def test_render_hook_response_applies_the_amp_delegate_form_only_with_an_environ
     delegate = render_hook_response(adapter, raw, demo_judge, environ={"AGENT_TOOL_NAME": "Bash"})
     assert delegate.exit_code == 2
     plain = render_hook_response(adapter, raw, demo_judge)
-    assert plain.exit_code == 0  # an envelope without a tool: nothing to deny
+    # An envelope without a tool cannot be read as any call: the failure answer (L12), never 0.
+    assert plain.exit_code == adapter.FAILURE_EXIT_CODE != 0
+    assert plain.stderr is not None and "names no tool" in plain.stderr
 
 
 def test_an_adapter_that_raises_still_gets_the_posture() -> None:

@@ -34,6 +34,11 @@ FAULTS: dict[str, tuple[bytes | None, str | None, dict[str, str]]] = {
     "judge leaves a child holding the pipes": (None, "bg_child_deny", {}),
     "audit log is a FIFO": (None, None, {"ACP_AUDIT_LOG": "{fifo}"}),
     "judge rewrites the command": (None, "rewrites", {}),
+    "judge stuck in a catastrophic regex, deadline passes": (
+        None,
+        "redos_then_allow",
+        {"ACP_HOOK_TIMEOUT_MS": "300"},
+    ),
 }
 
 

@@ -97,6 +97,34 @@ class Answer:
                 os._exit(fallback_code if self._code is None else self._code)
 
         threading.Thread(target=watch, name="acp-deadline", daemon=True).start()
+        self._arm_alarm(seconds_left, on_expire, after)
+
+    def _arm_alarm(
+        self,
+        seconds_left: float,
+        on_expire: Callable[[], NativeResponse],
+        after: Callable[[HookAnswer], None] | None,
+    ) -> None:
+        """Also answer from a SIGALRM handler: it runs inside C calls the watchdog cannot reach."""
+        import signal
+        import threading
+
+        # L7: a catastrophic regular expression holds the interpreter lock, so the watchdog thread
+        # never runs; the regex engine does check for signals, and a handler runs there.
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def expire(_signum: int, _frame: object) -> None:
+            if self._lock.acquire(blocking=False):
+                self._finish(HookAnswer(on_expire()), after, _LATE_AUDIT_S)
+            # Otherwise the main path is answering already and ends the process itself.
+
+        try:
+            signal.signal(signal.SIGALRM, expire)
+            # A zero timer would disarm it: the deadline has passed, fire at once.
+            signal.setitimer(signal.ITIMER_REAL, max(seconds_left, 0.001))
+        except (ValueError, OSError):
+            pass  # no signals here (not the main interpreter): the watchdog thread still answers
 
     def send(self, outcome: HookAnswer, after: Callable[[HookAnswer], None] | None) -> NoReturn:
         """Write the response, then run after (the audit), and exit; unless the watchdog answered."""

@@ -2,15 +2,70 @@
 
 from __future__ import annotations
 
-import dataclasses
+import _thread
 import enum
-import typing
-from collections.abc import Mapping
-from typing import Any, ClassVar, Final, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
-__all__ = ["ABSENT", "Absent", "ContractModel"]
+__all__ = ["ABSENT", "Absent", "ContractModel", "deferred_dataclass"]
 
 _M = TypeVar("_M", bound="ContractModel")
+_T = TypeVar("_T", bound=type)
+
+# Issue 13: `import dataclasses` loads inspect, ast, dis and tokenize, about half the cost of a
+# hook process above the floor. The generated classes carry their own __init__, __repr__, __eq__
+# and __hash__, so a hook call never needs the dataclass machinery; @dataclass is applied to
+# each class (the same class object, with the same arguments) the first time anything asks for
+# its dataclass metadata: dataclasses.fields/replace/asdict/is_dataclass, from_dict, an
+# attribute assignment (FrozenInstanceError) or a subclass built on it.
+_PENDING: dict[type, dict[str, Any]] = {}
+# Re-entrant: completing a class reads its bases' metadata, which completes them first. Held
+# while decorating, so no thread sees a class that another thread has begun but not finished.
+_COMPLETING: Final = _thread.RLock()
+# What dataclasses.dataclass adds that the generated class does not define itself.
+_DATACLASS_ATTRIBUTES: Final = frozenset(
+    {"__dataclass_fields__", "__dataclass_params__", "__match_args__"}
+)
+
+
+def deferred_dataclass(**params: Any) -> Callable[[_T], _T]:
+    """dataclasses.dataclass(**params), applied to the class on first use of its metadata."""
+
+    def record(cls: _T) -> _T:
+        _PENDING[cls] = params
+        return cls
+
+    return record
+
+
+def _complete(cls: type) -> bool:
+    """Apply the deferred @dataclass to cls and its bases; whether any was pending."""
+    with _COMPLETING:
+        pending = [klass for klass in reversed(cls.__mro__) if klass in _PENDING]
+        if not pending:
+            return False
+        import dataclasses
+
+        for klass in pending:  # bases first: a dataclass reads its bases' fields
+            params = _PENDING.pop(klass, None)
+            if params is not None:
+                dataclasses.dataclass(**params)(klass)
+        return True
+
+
+class _ModelType(type):
+    """Metaclass of ContractModel: completes a deferred dataclass when its metadata is read."""
+
+    if not TYPE_CHECKING:  # runtime only: type checkers see the generated @dataclass
+
+        def __getattr__(cls, name: str) -> Any:
+            if name in _DATACLASS_ATTRIBUTES:
+                _complete(cls)  # or wait for the thread completing it
+                try:
+                    return type.__getattribute__(cls, name)
+                except AttributeError:
+                    pass
+            raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
 
 
 class Absent(enum.Enum):
@@ -28,12 +83,50 @@ class Absent(enum.Enum):
 ABSENT: Final = Absent.ABSENT
 
 
-class ContractModel:
+class ContractModel(metaclass=_ModelType):
     """Gives a generated dataclass to_dict() and from_dict() in the contract's JSON shape."""
 
     __slots__ = ()
     # Filled lazily per class: field name -> nested model class, resolved once from annotations.
     _nested_cache: ClassVar[dict[type, dict[str, type[ContractModel]]]] = {}
+
+    if not TYPE_CHECKING:  # runtime only: a type checker must still refuse an unknown attribute
+
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            # A class built on a generated one (a user's @dataclass subclass) reads its bases'
+            # dataclass fields while it is being made: they must be complete by then.
+            _complete(cls)
+            super().__init_subclass__(**kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            if name in _DATACLASS_ATTRIBUTES:
+                _complete(type(self))
+                try:
+                    return object.__getattribute__(self, name)
+                except AttributeError:
+                    pass
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            # frozen=True: the completed dataclass's own __setattr__ raises FrozenInstanceError.
+            _complete(type(self))
+            setter = type(self).__setattr__
+            if setter is ContractModel.__setattr__:
+                object.__setattr__(self, name, value)
+            else:
+                setter(self, name, value)
+
+        def __delattr__(self, name: str) -> None:
+            _complete(type(self))
+            deleter = type(self).__delattr__
+            if deleter is ContractModel.__delattr__:
+                object.__delattr__(self, name)
+            else:
+                deleter(self, name)
+
+    def _replace(self: _M, **changes: Any) -> _M:
+        """dataclasses.replace without the dataclass machinery: the same class, fields changed."""
+        return self.__class__(**{**self.__dict__, **changes})
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object for this value, fields in schema order, absent optionals omitted."""
@@ -49,9 +142,12 @@ class ContractModel:
     @classmethod
     def from_dict(cls: type[_M], data: Mapping[str, Any]) -> _M:
         """Build an instance from its JSON object; raise ValueError naming a missing or unknown key."""
+        import dataclasses
+
         name = cls.__name__
         if not isinstance(data, Mapping):
             raise TypeError(f"{name}.from_dict expects a JSON object, got {type(data).__name__}")
+        _complete(cls)
         fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         unknown = sorted(set(data) - set(fields))
         if unknown:
@@ -76,6 +172,8 @@ class ContractModel:
     def _nested_models(cls) -> dict[str, type[ContractModel]]:
         cached = ContractModel._nested_cache.get(cls)
         if cached is None:
+            import typing
+
             hints = typing.get_type_hints(cls)
             cached = {
                 key: hint

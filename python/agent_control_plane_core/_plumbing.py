@@ -116,16 +116,12 @@ class HostPipes:
 
 def isolate_host_pipes() -> HostPipes:
     """Move the host's fds 1 and 2 to private close-on-exec copies; give fds 1 and 2 a sink."""
-    try:
-        import fcntl
-    except ImportError:  # no fcntl (Windows): the judge shares the host's descriptors
+    if os.name != "posix":  # Windows: the judge shares the host's descriptors
         return HostPipes(1, 2)
 
     def private(fd: int) -> int | None:
         try:
-            # Above 2, so a closed fd 1 or 2 is not reused, and close-on-exec, so no child of
-            # the judge holds the host's pipe open past this process (M4).
-            return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+            return _copy_above_two(fd)
         except OSError:  # the host closed it: nothing can be written there
             return None
 
@@ -161,12 +157,27 @@ def open_sink() -> int | None:
         except OSError:
             return None
     if fd <= 2:  # fd 0, 1 or 2 was closed: keep the sink off the descriptors it is copied onto
-        import fcntl
-
-        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+        moved = _copy_above_two(fd)
         os.close(fd)
         fd = moved
     return fd
+
+
+def _copy_above_two(fd: int) -> int:
+    """A close-on-exec copy of fd numbered above 2, as fcntl(F_DUPFD_CLOEXEC, 3) makes one."""
+    # Above 2, so a closed fd 0, 1 or 2 is not reused, and close-on-exec (os.dup's copies are
+    # non-inheritable, PEP 446), so no child of the judge holds the host's pipe open past this
+    # process (M4). os, not fcntl: fcntl is a shared library a hook call would load for this.
+    low = []
+    try:
+        copy = os.dup(fd)
+        while copy <= 2:
+            low.append(copy)
+            copy = os.dup(fd)
+    finally:
+        for extra in low:
+            os.close(extra)
+    return copy
 
 
 # Until run_hook_entry isolates them, the host's pipes are fds 1 and 2 (emit, tests).

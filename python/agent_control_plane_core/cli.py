@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final, NoReturn
 
 from ._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
@@ -34,6 +32,10 @@ from .runtime import (
     run_hook_entry,
 )
 
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
 __all__ = ["main"]
 
 # `acp validate` kinds -> schema document names (schemas.SCHEMA_NAMES).
@@ -42,8 +44,9 @@ _VALIDATE_KINDS: Final = {
     "verdict": "verdict",
     "native-response": "native-response",
 }
-# Per-line options of `acp bridge`; everything else on a line is refused by name.
-_BRIDGE_OPTIONS: Final = ("sole_gate", "codex_version")
+# Per-line options of `acp bridge`: sole_gate and each host's <agent>_version (codex_version is
+# Codex's); everything else on a line is refused by name.
+_BRIDGE_OPTIONS: Final = ("sole_gate", *(f"{agent}_version" for agent in AGENT_IDS))
 _BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
 _ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
 _ON_UNRENDERED_HELP: Final = (
@@ -98,10 +101,10 @@ def _print_json(value: Any) -> None:
 
 
 @lru_cache(maxsize=64)
-def _bridge_adapter(agent: str, codex_version: str | None) -> Adapter:
+def _bridge_adapter(agent: str, versions: tuple[tuple[str, str], ...]) -> Adapter:
     # Bounded: a stream naming many versions must not grow memory without limit.
     # The bridge never reads the environment: each line carries its own options.
-    return entry_adapter(agent, {}, codex_version=codex_version)
+    return entry_adapter(agent, {}, **dict(versions))
 
 
 def bridge_line(line: str) -> dict[str, Any]:
@@ -112,7 +115,8 @@ def bridge_line(line: str) -> dict[str, Any]:
         return _bridge_error(str(exc))
     agent, native, options = request["agent"], request["native"], request["options"]
     try:
-        adapter = _bridge_adapter(agent, options.get("codex_version"))
+        versions = tuple(sorted((k, v) for k, v in options.items() if k.endswith("_version")))
+        adapter = _bridge_adapter(agent, versions)
     except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
         return _bridge_error(f"options: {exc}")
     event = adapter.parse(native)
@@ -189,15 +193,15 @@ def _bridge_request(line: str) -> dict[str, Any]:
         raise UsageError("line has no native payload; add the host's raw hook payload as native")
     options = request.get("options", {})
     if not isinstance(options, dict):
-        raise UsageError("options must be an object {sole_gate?, codex_version?}")
+        raise UsageError(f"options must be an object {{sole_gate?, {agent}_version?}}")
     bad = sorted(set(options) - set(_BRIDGE_OPTIONS))
     if bad:
         raise UsageError(f"unknown option(s) {', '.join(bad)}; known: {', '.join(_BRIDGE_OPTIONS)}")
     if not isinstance(options.get("sole_gate", False), bool):
         raise UsageError("options.sole_gate must be true or false")
-    version = options.get("codex_version")
-    if version is not None and not isinstance(version, str):
-        raise UsageError('options.codex_version must be a version string such as "0.150.0"')
+    for name, version in options.items():
+        if name.endswith("_version") and not isinstance(version, str):
+            raise UsageError(f'options.{name} must be a version string such as "0.150.0"')
     return {**request, "options": options}
 
 
@@ -398,6 +402,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _validation_problems(iter_errors: Callable[[Any], Iterable[Any]], name: str) -> list[str]:
     try:
+        from pathlib import Path
+
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
     except OSError as exc:
         return [f"cannot read ({exc.strerror})"]
@@ -456,24 +462,69 @@ def _cmd_schema_path(args: argparse.Namespace) -> int:
 
 
 def _cmd_hook(args: argparse.Namespace) -> int:
+    _run_hook({name: getattr(args, name) for name in _HOOK_OPTIONS})
+
+
+# `acp hook` options: what `acp install` writes into a host's settings runs once per tool call,
+# so main() reads these by hand (issue 13: argparse and every subcommand's setup cost about a
+# third of a hook call); anything else, including a mistake, goes to argparse and its message.
+_HOOK_FLAGS: Final = {"--sole-gate": "sole_gate", "--fail-closed": "fail_closed"}
+_HOOK_VALUES: Final = {
+    "--judge": "judge",
+    "--policy": "policy",
+    "--codex-version": "codex_version",
+    "--on-unrendered": "on_unrendered",
+}
+_HOOK_OPTIONS: Final = ("agent", *_HOOK_FLAGS.values(), *_HOOK_VALUES.values())
+
+
+def _hook_options(words: Sequence[str]) -> dict[str, Any] | None:
+    """The options of `acp hook WORDS` in the plain forms argparse reads alike; None otherwise."""
+    options: dict[str, Any] = dict.fromkeys(_HOOK_OPTIONS)
+    options.update(dict.fromkeys(_HOOK_FLAGS.values(), False))
+    rest = iter(words)
+    for word in rest:
+        if word in _HOOK_FLAGS:
+            options[_HOOK_FLAGS[word]] = True
+            continue
+        name, equals, value = word.partition("=")
+        if name in _HOOK_VALUES:
+            found = value if equals else next(rest, None)
+            if not found or found.startswith("-"):
+                return None
+            options[_HOOK_VALUES[name]] = found
+        elif word.startswith("-") or options["agent"] is not None:
+            return None
+        else:
+            options["agent"] = word
+    if options["agent"] not in AGENT_IDS or (options["judge"] and options["policy"]):
+        return None
+    if options["on_unrendered"] not in (None, *UnrenderedPostures.ALL):
+        return None
+    return options
+
+
+def _run_hook(options: Mapping[str, Any]) -> NoReturn:
+    """Run the hook entry of options["agent"], the options set as their environment variables."""
     # The judge goes through the same loader as ACP_JUDGE, so a bad one gets the host's posture.
     environ = dict(os.environ)
-    if args.judge:
-        environ[JUDGE_ENV] = args.judge
+    if options["judge"]:
+        environ[JUDGE_ENV] = options["judge"]
         environ.pop(POLICY_ENV, None)  # an explicit --judge wins over an inherited ACP_POLICY
-    if args.policy:
+    if options["policy"]:
         # Loaded by judge_from_env like ACP_POLICY, so a bad file gets the host's posture too;
         # resolved once, here (L13), because judge_from_env refuses a relative path.
-        environ[POLICY_ENV] = os.path.abspath(args.policy)
-    if args.on_unrendered:
-        environ[ON_UNRENDERED_ENV] = args.on_unrendered
-    if args.fail_closed:
+        environ[POLICY_ENV] = os.path.abspath(options["policy"])
+    if options["on_unrendered"]:
+        environ[ON_UNRENDERED_ENV] = options["on_unrendered"]
+    if options["fail_closed"]:
         environ[FAIL_CLOSED_ENV] = "1"
-    if args.codex_version:
-        environ[CODEX_VERSION_ENV] = args.codex_version
-    if args.sole_gate:
+    if options["codex_version"]:
+        environ[CODEX_VERSION_ENV] = options["codex_version"]
+    if options["sole_gate"]:
         environ[SOLE_GATE_ENV] = "1"
-    run_hook_entry(entry_adapter(args.agent, environ), sole_gate=args.sole_gate, environ=environ)
+    adapter = entry_adapter(options["agent"], environ)
+    run_hook_entry(adapter, sole_gate=options["sole_gate"], environ=environ)
 
 
 def _check_judge(args: argparse.Namespace) -> None:
@@ -539,7 +590,8 @@ def _cmd_install(args: argparse.Namespace) -> int:
         plan.apply()
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
-    print(f"{plan.path}: {args.host} hook registered")
+    for written in (plan, *plan.also):
+        print(f"{written.path}: {args.host} hook registered")
     return 0
 
 
@@ -583,6 +635,8 @@ def _require_checkout() -> Path:
 
 def _source_checkout() -> Path | None:
     """The repository this package runs from, when it is a source checkout with the generator."""
+    from pathlib import Path
+
     root = Path(__file__).resolve().parents[2]
     return root if (root / "codegen" / "driver.py").is_file() else None
 
@@ -595,6 +649,9 @@ def _cmd_gen(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+    from pathlib import Path
+
     parser = argparse.ArgumentParser(
         prog="acp",
         description="agent-control-plane-core: normalized hook events across coding agents.",
@@ -782,7 +839,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `acp` command line; return the exit code."""
-    args, extra = _parser().parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["hook"]:
+        options = _hook_options(words[1:])
+        if options is not None:
+            _run_hook(options)
+    args, extra = _parser().parse_known_args(words)
     if extra:
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:

@@ -73,7 +73,7 @@ def crush_main() -> NoReturn:
 
 
 def cline_main() -> NoReturn:
-    """acp-cline-hook (run from the executable .clinerules/hooks/PreToolUse)."""
+    """acp-cline-hook (run from the executables .clinerules/hooks/PreToolUse and PostToolUse)."""
     main_for("cline")
 
 

@@ -9,7 +9,7 @@ import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -50,25 +50,34 @@ class InstallPlan:
     notes: tuple[str, ...] = ()
     # Permission bits for a file the host executes itself (Cline runs one per event); None keeps.
     mode: int | None = None
+    # Further files the same install writes: Cline's program for each other event it registers.
+    also: tuple[InstallPlan, ...] = ()
 
     @property
     def changed(self) -> bool:
-        """Whether applying the plan would change the file."""
-        return self.before != self.after
+        """Whether applying the plan would change a file."""
+        return self.before != self.after or any(plan.changed for plan in self.also)
 
     def diff(self) -> str:
-        """A unified diff from the current file to the planned one."""
+        """A unified diff from the current files to the planned ones."""
         lines = difflib.unified_diff(
             (self.before or "").splitlines(keepends=True),
             self.after.splitlines(keepends=True),
             fromfile=str(self.path) if self.before is not None else "/dev/null",
             tofile=str(self.path),
         )
-        return "".join(lines)
+        return "".join(lines) + "".join(plan.diff() for plan in self.also)
 
     def apply(self) -> bool:
-        """Write the planned file atomically; return whether anything changed."""
-        if not self.changed:
+        """Write the planned files atomically, each one; return whether anything changed."""
+        wrote = self._apply_one()
+        for plan in self.also:
+            wrote = plan.apply() or wrote
+        return wrote
+
+    def _apply_one(self) -> bool:
+        """Write this plan's own file (not its also plans); return whether anything changed."""
+        if self.before == self.after:
             if self.mode is not None and self.path.stat().st_mode & 0o7777 != self.mode:
                 os.chmod(self.path, self.mode)
                 return True
@@ -746,7 +755,9 @@ def _crush(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _cline(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    """.clinerules/hooks/PreToolUse: Cline runs the executable named after the event."""
+    """.clinerules/hooks/<Event>: Cline runs the executable named after the event."""
+    from ._generated.hosts import cline
+
     before = _read(request.path)
     if before is not None and not any(
         _is_ours(line.removeprefix("exec "), request.host) for line in before.splitlines()
@@ -755,10 +766,12 @@ def _cline(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
             f"{request.path} already holds a hook that is not ours: Cline runs one executable per"
             " event, so call the command of `acp install cline --dry-run` from it by hand"
         )
-    command, _ = _command(request, EventKinds.PRE_TOOL)
+    command, _ = _command(request, cline.NATIVE_EVENTS[request.path.name])
     after = f"#!/bin/sh\n# Written by acp install cline.\nexec {command}\n"
     notes = (
-        "Cline runs only PreToolUse from this file; other events need their own executables.",
+        # hosts/cline.json: 3.0.65 runs these detached and ignores what they print.
+        "Cline runs UserPromptSubmit and TaskStart programs without reading their answer, so"
+        " prompts are not judged; PreToolUse and PostToolUse are registered.",
         *_no_fail_closed(request, "Cline"),
     )
     return after, before, notes
@@ -902,8 +915,10 @@ _HOSTS: Final[
 }
 
 
-# Hosts whose installed file is the hook program itself, so it must be executable.
-_EXECUTED: Final = frozenset({"cline"})
+# Hosts whose installed file is the hook program itself, so it must be executable, one program
+# per event named after it: beside the gated kinds, the ungated kinds whose answer still counts
+# (Cline reads PostToolUse context; hosts/cline.json).
+_EXECUTED: Final[Mapping[str, frozenset[str]]] = {"cline": frozenset({EventKinds.POST_TOOL})}
 _EXECUTABLE: Final = 0o755
 
 INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
@@ -1040,6 +1055,16 @@ def plan_install(
     after, before, notes = entry(request)
     if after != before:
         _check_writable(Path(os.path.realpath(path)))
+    also: list[InstallPlan] = []
+    if host in _EXECUTED:
+        for _, event in _native_events(host, _EXECUTED[host]):
+            if event == path.name:
+                continue
+            sibling = replace(request, path=path.with_name(event))
+            more, earlier, _ = entry(sibling)
+            if more != earlier:
+                _check_writable(Path(os.path.realpath(sibling.path)))
+            also.append(InstallPlan(host, sibling.path, earlier, more, mode=_EXECUTABLE))
     return InstallPlan(
         host=host,
         path=path,
@@ -1052,6 +1077,7 @@ def plan_install(
             _registered(host, judge, policy),
         ),
         mode=_EXECUTABLE if host in _EXECUTED else None,
+        also=tuple(also),
     )
 
 

@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 MATCH_LIMIT_BYTES: Final = 64 * 1024
-"""Bytes of UTF-8 text a pattern is run over: a runaway pattern cannot be interrupted."""
+"""Bytes of UTF-8 text a pattern is run over: the bound on what one search can cost."""
 
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
 # mcp_server_tool names (Gemini CLI versus Claude Code, Codex and Amp; hosts/*.json).
@@ -63,8 +63,6 @@ _CUT_NOTE: Final = f" [cut by policy: text past the first {_LIMIT_TEXT} is not p
 _FIX: Final = "fix the rule file (`acp policy check FILE` lists every error)"
 
 
-# NamedTuple, not a frozen dataclass: building a dataclass costs milliseconds at import, and
-# this module loads on every hook call that has ACP_POLICY set.
 class _Lazy:
     """A pattern compiled on first use: a hook call compiles only the patterns it reaches."""
 
@@ -82,38 +80,103 @@ class _Lazy:
         return self._compiled
 
 
-class _Rewrite(NamedTuple):
-    pattern: _Lazy
-    replacement: str
+# Plain classes with __slots__ (as in _shell), not NamedTuples: a NamedTuple class compiles each
+# of its string annotations when it is created, on every hook call that has ACP_POLICY set.
+class _Rewrite:
+    __slots__ = ("pattern", "replacement")
+
+    def __init__(self, pattern: _Lazy, replacement: str) -> None:
+        self.pattern = pattern
+        self.replacement = replacement
 
 
-class _Command(NamedTuple):
-    programs: tuple[str, ...] | None
-    fold_case: bool
-    subcommands: tuple[str, ...] | None
-    value_options: frozenset[str]
-    aliases: Mapping[str, str]
-    all_flags: frozenset[str]
-    any_flags: frozenset[str]
-    args: tuple[_Lazy, ...] | None
-    piped_from: tuple[str, ...] | None
-    long_names: tuple[str, ...]  # every long option the condition names, for prefix reading
+class _Command:
+    __slots__ = (
+        "aliases",
+        "all_flags",
+        "any_flags",
+        "args",
+        "fold_case",
+        "long_names",
+        "piped_from",
+        "programs",
+        "subcommands",
+        "value_options",
+    )
+
+    def __init__(
+        self,
+        *,
+        programs: tuple[str, ...] | None,
+        fold_case: bool,
+        subcommands: tuple[str, ...] | None,
+        value_options: frozenset[str],
+        aliases: Mapping[str, str],
+        all_flags: frozenset[str],
+        any_flags: frozenset[str],
+        args: tuple[_Lazy, ...] | None,
+        piped_from: tuple[str, ...] | None,
+        long_names: tuple[str, ...],
+    ) -> None:
+        self.programs = programs
+        self.fold_case = fold_case
+        self.subcommands = subcommands
+        self.value_options = value_options
+        self.aliases = aliases
+        self.all_flags = all_flags
+        self.any_flags = any_flags
+        self.args = args
+        self.piped_from = piped_from
+        self.long_names = long_names  # every long option the condition names, for prefix reading
 
 
-class _Rule(NamedTuple):
-    label: str
-    tools: tuple[str, ...] | None
-    events: frozenset[EventKind] | None
-    field: str | None
-    match: _Lazy | None
-    command: _Command | None
-    paths: tuple[_Lazy, ...] | None
-    on_unparsed: UnparsedOutcome
-    decision: Decision
-    reason: str | None
-    context: str | None
-    rewrite: _Rewrite | None
-    on_unrendered: UnrenderedDecision
+class _Rule:
+    __slots__ = (
+        "command",
+        "context",
+        "decision",
+        "events",
+        "field",
+        "label",
+        "match",
+        "on_unparsed",
+        "on_unrendered",
+        "paths",
+        "reason",
+        "rewrite",
+        "tools",
+    )
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        tools: tuple[str, ...] | None,
+        events: frozenset[EventKind] | None,
+        field: str | None,
+        match: _Lazy | None,
+        command: _Command | None,
+        paths: tuple[_Lazy, ...] | None,
+        on_unparsed: UnparsedOutcome,
+        decision: Decision,
+        reason: str | None,
+        context: str | None,
+        rewrite: _Rewrite | None,
+        on_unrendered: UnrenderedDecision,
+    ) -> None:
+        self.label = label
+        self.tools = tools
+        self.events = events
+        self.field = field
+        self.match = match
+        self.command = command
+        self.paths = paths
+        self.on_unparsed = on_unparsed
+        self.decision = decision
+        self.reason = reason
+        self.context = context
+        self.rewrite = rewrite
+        self.on_unrendered = on_unrendered
 
 
 class Explanation(NamedTuple):
@@ -299,7 +362,111 @@ def check_policy_file(path: str) -> list[str]:
     if not problems:
         # The schema and the hook-path loader must agree; a disagreement is reported, not hidden.
         problems = _compile(data)[1]
+    if not problems:
+        problems = _runaway_patterns(data) + _tool_name_problems(data)
     return problems
+
+
+def _tool_name_problems(data: Mapping[str, Any]) -> list[str]:
+    """A problem per tools glob that selects a host's native name but not its canonical tool (L9)."""
+    from ._generated.constants import TOOL_ALIASES
+    from .adapters import AGENT_IDS, adapter_for
+
+    read_as: dict[str, str] = dict(TOOL_ALIASES)
+    hosts: dict[str, list[str]] = {}
+    for agent in AGENT_IDS:
+        aliases: Mapping[str, str] = getattr(adapter_for(agent), "TOOL_ALIASES", {})
+        for native, target in aliases.items():
+            read_as.setdefault(native, target)
+            hosts.setdefault(native, []).append(agent)
+    found = []
+    rules = data.get(PolicyFields.RULES)
+    for index, raw in enumerate(rules if isinstance(rules, list) else []):
+        tools = raw.get(PolicyRuleFields.TOOLS) if isinstance(raw, dict) else None
+        for glob in tools if isinstance(tools, list) else []:
+            if not isinstance(glob, str):
+                continue
+            natives = sorted(name for name in read_as if _fits(name, glob))
+            missed = sorted(
+                {read_as[name] for name in natives}
+                - {target for target in read_as.values() if _fits(target, glob)}
+            )
+            for target in missed:
+                names = [n for n in natives if read_as[n] == target]
+                where = sorted({host for n in names for host in hosts.get(n, ["every host"])})
+                found.append(
+                    f"{_label(index, raw)}, field {PolicyRuleFields.TOOLS}: {glob!r} selects only"
+                    f" the native name(s) {', '.join(names)} ({', '.join(where)}), which are read"
+                    f" as {target!r}; every other host's {target} call is missed (globs are"
+                    f" case-sensitive), so write {target!r}, which covers those names too"
+                )
+    return found
+
+
+# A bounded repeat allowing more than this many rounds counts as unbounded for nesting (L7).
+_MANY_ROUNDS: Final = 10
+
+
+def _runaway_patterns(data: Mapping[str, Any]) -> list[str]:
+    """A problem per rule pattern that nests an unbounded repeat in another (L7)."""
+    found = []
+    rules = data.get(PolicyFields.RULES)
+    for index, raw in enumerate(rules if isinstance(rules, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        rewrite = raw.get(PolicyRuleFields.REWRITE)
+        patterns = {
+            PolicyRuleFields.MATCH: raw.get(PolicyRuleFields.MATCH),
+            f"{PolicyRuleFields.REWRITE}.{PolicyRewriteFields.PATTERN}": (
+                rewrite.get(PolicyRewriteFields.PATTERN) if isinstance(rewrite, dict) else None
+            ),
+        }
+        for key, pattern in patterns.items():
+            if isinstance(pattern, str) and _nests_repeats(pattern):
+                found.append(
+                    f"{_label(index, raw)}, field {key}: {pattern!r} repeats a part that itself"
+                    " repeats without bound, which can take exponential time on a near-match"
+                    " (only ACP_HOOK_TIMEOUT_MS stops it); make the inner part unable to"
+                    " overlap, or use a possessive or atomic form (a++, (?>...))"
+                )
+    return found
+
+
+def _nests_repeats(pattern: str) -> bool:
+    """Whether a backtracking repeat holds another unbounded one, as in (a+)+."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        parsed = _parser.parse(pattern)
+    except re.error:
+        return False  # reported by the compile step
+
+    def walk(items: Any, under: bool) -> bool:
+        for op, arg in items:
+            inside: list[Any] = []
+            nested = under
+            if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+                _low, high, body = arg
+                if under and high == sre.MAXREPEAT:
+                    return True
+                inside, nested = [body], under or high == sre.MAXREPEAT or high > _MANY_ROUNDS
+            elif op in (sre.POSSESSIVE_REPEAT, sre.ATOMIC_GROUP):
+                # Nothing backtracks into a possessive repeat or an atomic group.
+                inside, nested = [arg[2] if op == sre.POSSESSIVE_REPEAT else arg], False
+            elif op == sre.SUBPATTERN:
+                inside = [arg[3]]
+            elif op in (sre.ASSERT, sre.ASSERT_NOT):
+                inside = [arg[1]]
+            elif op == sre.BRANCH:
+                inside = list(arg[1])
+            elif op == sre.GROUPREF_EXISTS:
+                inside = [side for side in arg[1:] if side is not None]
+            if any(walk(part, nested) for part in inside):
+                return True
+        return False
+
+    return walk(parsed, False)
 
 
 def _read_rule_file(path: str) -> tuple[bytes, os.stat_result]:
@@ -690,7 +857,7 @@ def _fails_closed(rule: _Rule) -> bool:
 
 
 def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bool:
-    cut = False
+    cut = 0
     pattern = lazy.get()
     for text in _texts(value):
         head = _head(text)
@@ -698,10 +865,15 @@ def _matches_text(rule: _Rule, lazy: _Lazy, value: object, why: list[str]) -> bo
         if found is not None:
             why.append(f"match {pattern.pattern!r} found {_short(found.group())!r}")
             return True
-        cut = cut or len(head) < len(text)
+        if len(head) < len(text):
+            cut = max(cut, len(text.encode("utf-8", errors="surrogatepass")))
     if cut and _fails_closed(rule):
-        # No unscanned tail: a deny or ask rule counts what it could not search as a match.
-        why.append(f"text past the first {_LIMIT_TEXT} was not searched{_UNPARSED_NOTE}")
+        # H1: no unscanned tail; a deny or ask rule counts what it could not search as a match,
+        # and says how long the text was.
+        why.append(
+            f"text past the first {_LIMIT_TEXT} of a {cut}-byte value was not searched"
+            + _UNPARSED_NOTE
+        )
         return True
     return False
 
@@ -741,8 +913,10 @@ def _apply(
         why.append(f"rewrite {rule.rewrite.pattern.pattern!r} changed the text")  # type: ignore[union-attr]
     reason = rule.reason
     unparsed = [line.removesuffix(_UNPARSED_NOTE) for line in why if line.endswith(_UNPARSED_NOTE)]
-    if unparsed and reason is not None:
-        # Say why a rule fired on input it could not read, or its reason would mislead.
+    if unparsed:
+        # Say why a rule fired on input it could not read, or its reason would mislead; a rule
+        # without a reason is named, so the host never shows only its generic block text (H1).
+        reason = reason if reason is not None else f"policy {rule.label}"
         reason += f" [{unparsed[0]}: input the policy cannot read counts as a match]"
     verdict = Verdict(
         decision=rule.decision,
@@ -778,12 +952,13 @@ def _apply(
 
 def _unrendered(event: ToolCallEvent) -> frozenset[str]:
     """The content fields the event's host cannot carry on this kind (all, for an unknown host)."""
-    from .adapters import AGENT_IDS, adapter_for
+    from .adapters import AGENT_IDS, _from_environment
 
     if event.meta.agent not in AGENT_IDS:
         # No declaration to prove the rewrite arrives: treat it as unrendered (never a silent pass).
         return frozenset(ContentFields.ALL)
-    return frozenset(adapter_for(event.meta.agent).UNRENDERED_FIELDS[event.event])
+    # Configured as the hook entry is (ACP_<HOST>_VERSION): what the host carries can depend on it.
+    return frozenset(_from_environment(event.meta.agent).UNRENDERED_FIELDS[event.event])
 
 
 def _short(text: str, width: int = 80) -> str:

@@ -177,6 +177,11 @@ class _Templates:
         usable.sort(key=lambda case: case["event"][ToolCallEventFields.TOOL] != tool)
         if not usable:
             raise _NoTemplate(f"{agent} has no {kind} event", skip=True)
+        if output is not None and not any(
+            ToolCallEventFields.RESPONSE in case["event"] for case in usable
+        ):
+            # Windsurf's post_run_command sends no output: a test of the output cannot apply there.
+            raise _NoTemplate(f"{agent} sends no tool output on {kind}", skip=True)
         for case in usable[:6]:
             event = self._fill(agent, case, tool, tool_input, output, cwd)
             if event is not None:
@@ -209,13 +214,18 @@ class _Templates:
         renames = adapter.DECLARATION.INPUT_KEY_RENAMES.get(native_tool, {})  # type: ignore[attr-defined]
         inverse = {new: old_key for old_key, new in renames.items()}
         native_input = {inverse.get(key, key): value for key, value in tool_input.items()}
+        if output is not None and ToolCallEventFields.RESPONSE in old:
+            # First, while the template's response is still as recorded; the tool's name and its
+            # input keep their places when the response object carries them (Cline's tool_result).
+            keep = _Kept(native_tool, old[ToolCallEventFields.INPUT], renames)
+            native, done = _replace_response(
+                native, old[ToolCallEventFields.RESPONSE], str(output), keep
+            )
+            if not done:
+                return None
         native, done = _replace_input(native, old[ToolCallEventFields.INPUT], renames, native_input)
         if not done:
             return None
-        if output is not None and "response" in old:
-            native, done = _replace_response(native, old["response"], str(output))
-            if not done:
-                return None
         if isinstance(cwd, str) and isinstance(meta.get("cwd"), str):
             native = _replace_value(native, meta["cwd"], cwd)
         event = adapter.parse(native)
@@ -242,16 +252,34 @@ def _replace_value(native: Any, old: str, new: str) -> Any:
     return native
 
 
+def _is_input(value: object, old_input: Mapping[str, Any], renames: Mapping[str, str]) -> bool:
+    """Whether a payload value is the template's tool input (natively named)."""
+    if not isinstance(value, dict):
+        return False
+    renamed = {renames.get(key, key): item for key, item in value.items()}
+    if value == old_input or renamed == old_input:
+        return True
+    # An adapter may add a derived key beside the native ones (Cline's run_commands script).
+    return bool(renamed) and renamed.items() <= old_input.items()
+
+
+class _Kept:
+    """What a response rewrite leaves alone: the tool's name and its input."""
+
+    def __init__(self, tool: object, old_input: Mapping[str, Any], renames: Mapping[str, str]):
+        self.tool, self.old_input, self.renames = tool, old_input, renames
+
+    def __contains__(self, value: object) -> bool:
+        return value == self.tool or _is_input(value, self.old_input, self.renames)
+
+
 def _replace_input(
     native: Any, old_input: Mapping[str, Any], renames: Mapping[str, str], new_input: dict[str, Any]
 ) -> tuple[Any, bool]:
     """Put the new input where the template's input sits (an object or a JSON string)."""
 
     def same(value: object) -> bool:
-        if not isinstance(value, dict):
-            return False
-        renamed = {renames.get(key, key): item for key, item in value.items()}
-        return value == old_input or renamed == old_input
+        return _is_input(value, old_input, renames)
 
     if not isinstance(native, dict):
         return native, False
@@ -273,16 +301,18 @@ def _replace_input(
     return native, False
 
 
-def _replace_response(native: Any, old_response: object, output: str) -> tuple[Any, bool]:
+def _replace_response(
+    native: Any, old_response: object, output: str, keep: _Kept | None = None
+) -> tuple[Any, bool]:
     """Put the output text where the template's tool response sits (its first non-empty string)."""
     if not isinstance(native, dict):
         return native, False
     for key, value in native.items():
         if value == old_response:
-            return {**native, key: _with_text(value, output)}, True
+            return {**native, key: _with_text(value, output, keep)}, True
     for key, value in native.items():
         if isinstance(value, dict):
-            inner, done = _replace_response(value, old_response, output)
+            inner, done = _replace_response(value, old_response, output, keep)
             if done:
                 return {**native, key: inner}, True
     return native, False
@@ -298,14 +328,16 @@ def _holds(value: object, text: str) -> bool:
     return False
 
 
-def _with_text(value: Any, output: str) -> Any:
+def _with_text(value: Any, output: str, keep: _Kept | None) -> Any:
     """The response with the output in every non-empty string of it (the host's text fields)."""
+    if keep is not None and value in keep:
+        return value
     if isinstance(value, str):
         return output if value else value
     if isinstance(value, dict):
-        return {key: _with_text(item, output) for key, item in value.items()}
+        return {key: _with_text(item, output, keep) for key, item in value.items()}
     if isinstance(value, list):
-        return [_with_text(item, output) for item in value]
+        return [_with_text(item, output, keep) for item in value]
     return value
 
 

@@ -7,13 +7,13 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, Final, NoReturn
 
 from ._deadline import TIMEOUT_ENV, Answer, process_age, timeout_seconds
 from ._generated.constants import (
     ContentFields,
     Decisions,
+    EventKinds,
     IntegrationModes,
     UnrenderedPosture,
     UnrenderedPostures,
@@ -34,7 +34,7 @@ from ._plumbing import (
     write_all,
     write_response,
 )
-from .adapters import Adapter, adapter_for
+from .adapters import Adapter
 from .contract import block_reason, json_bytes, present, sanitize_verdict, unreadable_as_json
 
 __all__ = [
@@ -83,12 +83,9 @@ _BLOCK_EXIT: Final = 2
 
 def entry_adapter(agent: str, environ: Mapping[str, str] | None = None, **options: Any) -> Adapter:
     """The adapter a hook entry or the CLI uses: options from the environment, explicit ones winning."""
-    base = adapter_for(agent)
-    env_names: Mapping[str, str] = getattr(base, "ENV_OPTIONS", {})
-    env = os.environ if environ is None else environ
-    from_env = {option: env[name] for option, name in env_names.items() if env.get(name)}
-    merged = {**from_env, **{k: v for k, v in options.items() if v is not None}}
-    return base.configure(**merged) if merged else base
+    from .adapters import _from_environment
+
+    return _from_environment(agent, environ, **options)
 
 
 def render_escalated(
@@ -122,7 +119,7 @@ def escalate(
     if event.this_call_vetoable and not response.enforced:
         if verdict.decision == Decisions.ASK and adapter.NATIVE_ASK_TIER:
             return response  # the host does the asking
-        return adapter.render(replace(verdict, decision=Decisions.DENY), event, sole_gate=sole_gate)
+        return adapter.render(verdict._replace(decision=Decisions.DENY), event, sole_gate=sole_gate)
     return response
 
 
@@ -210,9 +207,15 @@ def _hook_answer(
         prepare = getattr(adapter, "hook_payload", None)
         if prepare is not None and environ is not None:
             payload = prepare(payload, environ)
+        adapter = _sender_adapter(adapter, payload, environ)
         event = adapter.parse(payload)
+        unreadable = getattr(adapter, "unreadable_input", None)
+        problem = None if unreadable is None else unreadable(event)
     except Exception as exc:  # an adapter bug must still get the host's posture
         return failed(f"parse failed ({type(exc).__name__}: {exc})")
+    if problem is not None:
+        # L12: a call whose input cannot be decoded is the entry's failure, not an empty call.
+        return failed(f"tool input cannot be read: {problem}", event)
     try:
         answer = judge(event)
     except BaseException as exc:  # even SystemExit from a judge is a failed answer
@@ -242,6 +245,25 @@ def _hook_answer(
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
     return HookAnswer(response, event, verdict, body, dropped, tuple(notes))
+
+
+def _sender_adapter(
+    adapter: Adapter, payload: dict[str, Any], environ: Mapping[str, str] | None
+) -> Adapter:
+    """The adapter of the host that really sent the payload (host-findings XH-1), else adapter."""
+    shared = getattr(adapter, "runs_for_other_hosts", None)
+    if shared is None or not shared():
+        return adapter
+    from .adapters._foreign import foreign_host
+
+    host = foreign_host(payload)
+    if host is None:
+        return adapter
+    other = entry_adapter(host, environ)
+    # Droid sends the Claude protocol, which its own adapter reads with Droid's facts (an ask is a
+    # no-op there, FD-1). A Claude-shaped payload the sender's adapter cannot model stays with
+    # the Claude adapter, whose answer that host reads (Cursor's third-party hooks).
+    return adapter if other.parse(payload).event == EventKinds.UNKNOWN else other
 
 
 def _unrendered_fields(

@@ -182,7 +182,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "features", "versions", "version_facts", "notes", "block_response")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "features", "versions", "built_from", "version_facts", "notes", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -198,11 +198,21 @@ class HostDeclarationFields:
     DEFAULT_BLOCK_REASON: Final = "default_block_reason"
     FAILURE_RESPONSE: Final = "failure_response"
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
+    BLOCK_ENDS_RUN: Final = "block_ends_run"
     FEATURES: Final = "features"
     VERSIONS: Final = "versions"
+    BUILT_FROM: Final = "built_from"
     VERSION_FACTS: Final = "version_facts"
     NOTES: Final = "notes"
     BLOCK_RESPONSE: Final = "block_response"
+
+
+class BuiltFromFields:
+    """Field names of BuiltFrom, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("version", "not_in_lab")
+    VERSION: Final = "version"
+    NOT_IN_LAB: Final = "not_in_lab"
 
 
 class FailureResponseFields:

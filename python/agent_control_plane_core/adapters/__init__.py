@@ -71,6 +71,18 @@ def _from_entry_point(agent: str) -> Adapter | None:
     return None
 
 
+def _from_environment(agent: str, environ: Any = None, **options: Any) -> Adapter:
+    """The adapter configured by the environment (ACP_<HOST>_VERSION, ...), explicit options winning."""
+    import os
+
+    base = adapter_for(agent)
+    env_names: dict[str, str] = getattr(base, "ENV_OPTIONS", {})
+    env = os.environ if environ is None else environ
+    from_env = {option: env[name] for option, name in env_names.items() if env.get(name)}
+    merged = {**from_env, **{k: v for k, v in options.items() if v is not None}}
+    return base.configure(**merged) if merged else base
+
+
 def create_codex_adapter(version: str | None = None) -> Adapter:
     """Return the Codex adapter for the Codex version the launcher pins (None: every supported version)."""
     return adapter_for("codex", codex_version=version)

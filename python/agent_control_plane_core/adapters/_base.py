@@ -262,6 +262,12 @@ class HostAdapter:
         """The payload a hook entry parses, given what the host put on stdin and in the environment."""
         return payload
 
+    def unreadable_input(self, event: ToolCallEvent) -> str | None:
+        """Why a tool call's input could not be read in the host's documented shape, else None."""
+        # L12: parse never raises, so an undecodable input parses as an empty call; a hook entry
+        # asks this and gives its failure posture rather than judging a call it cannot see.
+        return None
+
     def kind_of(self, native_event: str) -> EventKind:
         """The event kind a native event name parses as (unknown when undeclared)."""
         # A plain dict lookup: untrusted names like "__class__" are just strings here.

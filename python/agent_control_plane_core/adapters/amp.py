@@ -52,6 +52,17 @@ class AmpAdapter(HostAdapter):
             envelope[StandardMetaFields.SESSION_ID] = thread
         return envelope
 
+    def unreadable_input(self, event: ToolCallEvent) -> str | None:
+        """A delegate call that names no tool: the input cannot be read as any tool's."""
+        tool = event.meta.native_tool
+        if isinstance(tool, str) and tool:
+            return None
+        # L12: an empty AGENT_TOOL_NAME leaves the bare parameters, which parse as no call at all.
+        return (
+            f"the delegate call names no tool ({_TOOL_NAME_ENV} is empty or unset and the payload"
+            " is not a {tool, input} envelope)"
+        )
+
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:

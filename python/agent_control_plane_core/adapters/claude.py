@@ -69,6 +69,12 @@ class ClaudeAdapter(HostAdapter):
             return rebuilt(event, this_call_vetoable=False)
         return event
 
+    def runs_for_other_hosts(self) -> bool:
+        """Whether other hosts may hand this entry their payloads: only Claude Code's own entry."""
+        # Cursor runs .claude/settings.json hooks and Droid imports them (host-findings XH-1); the
+        # hosts built on this adapter (Droid, Qwen, Auggie) have entries of their own.
+        return self.AGENT == declaration.AGENT
+
     def tool_input(self, native_tool: str | None, fields: NativeFields) -> dict[str, Any]:
         """The tool's input as the adapter reads it (a host may derive canonical keys)."""
         return fields.object("tool_input")

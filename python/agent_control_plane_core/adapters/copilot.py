@@ -96,6 +96,17 @@ class CopilotAdapter(HostAdapter):
             mcp_call=native_tool is not None and _MCP_SEPARATOR in native_tool,
         )
 
+    def unreadable_input(self, event: ToolCallEvent) -> str | None:
+        """A tool call whose toolArgs (or tool_input) is not an object nor a JSON string of one."""
+        if event.event not in (EventKinds.PRE_TOOL, EventKinds.POST_TOOL):
+            return None
+        # json_object leaves an argument string that does not decode to an object in passthrough
+        # (L12: invalid or double-encoded JSON would otherwise be judged as a call with no input).
+        for key in ("toolArgs", "tool_input"):
+            if key in event.meta.passthrough:
+                return f"{key} is not a JSON object (nor a JSON string of one)"
+        return None
+
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:

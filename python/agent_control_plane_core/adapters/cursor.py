@@ -100,6 +100,15 @@ class CursorAdapter(HostAdapter):
             response=event.response,
         )
 
+    def unreadable_input(self, event: ToolCallEvent) -> str | None:
+        """A tool call whose tool_input is not an object nor a JSON string of one."""
+        if event.event not in (EventKinds.PRE_TOOL, EventKinds.POST_TOOL):
+            return None
+        # L12: an argument string that does not decode stays in passthrough; never judge it as {}.
+        if "tool_input" in event.meta.passthrough:
+            return "tool_input is not a JSON object (nor a JSON string of one)"
+        return None
+
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:

@@ -31,7 +31,7 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PermissionRequest": "pre_tool", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "SessionStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"PowerShell": "Bash"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
     }
@@ -43,6 +43,7 @@ FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
 BLOCK_EXIT_CODE: Final = 2
 BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
 EXIT_ZERO_BLOCK: Final = False
+BLOCK_ENDS_RUN: Final = False
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()

@@ -17,21 +17,21 @@ AGENT: Final = "cline"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
 COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "unknown"})
-GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
-COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool", "prompt_submit"})
+GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
+COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"mutated_input", "mutated_output"}),
         "pre_tool": frozenset({"mutated_output"}),
-        "prompt_submit": frozenset({"mutated_input", "mutated_output"}),
-        "session_start": frozenset({"mutated_input", "mutated_output"}),
+        "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "TaskStart": "session_start", "UserPromptSubmit": "prompt_submit", "agent_start": "session_start", "prompt_submit": "prompt_submit", "tool_call": "pre_tool", "tool_result": "post_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "TaskStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_command": "Bash", "read_file": "Read", "replace_in_file": "Edit", "web_fetch": "WebFetch", "write_to_file": "Write"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"execute_command": "Bash", "read_file": "Read", "replace_in_file": "Edit", "run_commands": "Bash", "web_fetch": "WebFetch", "write_to_file": "Write"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "read_file": MappingProxyType({"path": "file_path"}),
@@ -44,8 +44,9 @@ FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
 # ACP_FAIL_CLOSED=1: the host's own block signal (block_response; absent: exit 2, failure body).
 BLOCK_EXIT_CODE: Final = 2
-BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
+BLOCK_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"cancel": True, "errorMessage": "the guardrail hook failed, so the call is cancelled (see the hook's stderr)"})
 EXIT_ZERO_BLOCK: Final = False
+BLOCK_ENDS_RUN: Final = True
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()

@@ -43,9 +43,10 @@ FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
 BLOCK_EXIT_CODE: Final = 2
 BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
 EXIT_ZERO_BLOCK: Final = False
+BLOCK_ENDS_RUN: Final = False
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("0.128.0", "0.171.0")
-LAB_VERSIONS: Final[tuple[str, ...]] = ("0.171.0", "0.128.0", "0.150.0")
+LAB_VERSIONS: Final[tuple[str, ...]] = ("0.171.0", "0.150.0")
 VERSION_PAYLOAD_FIELD: Final[str | None] = None
 # Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
 VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (

@@ -46,6 +46,7 @@ FAILURE_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissi
 BLOCK_EXIT_CODE: Final = 0
 BLOCK_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissionDecision": "deny", "permissionDecisionReason": "the guardrail hook failed, so the call is denied (see the hook's stderr)"})
 EXIT_ZERO_BLOCK: Final = True
+BLOCK_ENDS_RUN: Final = False
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({"exit_2_denies": False})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("1.0.24", "1.0.102")
 LAB_VERSIONS: Final[tuple[str, ...]] = ("1.0.102", "1.0.65")

@@ -43,6 +43,7 @@ FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
 BLOCK_EXIT_CODE: Final = 2
 BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
 EXIT_ZERO_BLOCK: Final = False
+BLOCK_ENDS_RUN: Final = False
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()

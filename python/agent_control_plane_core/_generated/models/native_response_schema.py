@@ -5,11 +5,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from reprlib import recursive_repr
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_control_plane_core._model_base import ABSENT, Absent, ContractModel
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from agent_control_plane_core._model_base import deferred_dataclass as dataclass
+
 
 from . import tool_call_event_schema
 
