@@ -1591,7 +1591,7 @@ def test_held_concurrent_installs_leave_one_valid_file(tmp_path: Path) -> None:
     settings = json.loads(path.read_text())  # valid JSON
     assert settings["permissions"] == {"allow": ["Bash(ls)"]}  # the user's keys kept
     for groups in settings["hooks"].values():
-        # With --judge the registered command is `acp hook claude --judge modN:judge`.
-        ours = [h for g in groups for h in g["hooks"] if "hook claude" in h["command"]]
+        # With --judge the registered command is `/usr/bin/env ... ACP_JUDGE=modN:judge .../acp-claude-hook`.
+        ours = [h for g in groups for h in g["hooks"] if "ACP_JUDGE=mod" in h["command"]]
         assert len(ours) == 1  # exactly one entry per event
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no temp files

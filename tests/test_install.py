@@ -463,7 +463,7 @@ def test_cline_fail_closed_registers_both_programs_closed(tmp_path: Path) -> Non
     install("cline", tmp_path, fail_closed=True)
     for name in ("PreToolUse", "PostToolUse"):
         text = (tmp_path / ".clinerules/hooks" / name).read_text()
-        assert text.rstrip().endswith("--fail-closed"), name
+        assert "ACP_FAIL_CLOSED=1 " in text.rstrip().splitlines()[-1], name
 
 
 def test_cline_restores_the_executable_bit_and_refuses_a_foreign_program(tmp_path: Path) -> None:

@@ -82,6 +82,8 @@ def _known_agent(agent: str) -> bool:
 def _agent(text: str) -> str:
     """argparse type of an agent id: shipped, or registered through the entry-point group."""
     if not _known_agent(text):
+        import argparse  # loaded only with the parser (the hook path reads its options by hand)
+
         raise argparse.ArgumentTypeError(
             f"unknown agent {text!r} (choose from {', '.join(AGENT_IDS)}, or install a package"
             " that registers it)"
@@ -322,8 +324,8 @@ def _cmd_record(args: argparse.Namespace) -> int:
             scenarios[name] = _verdict(json.loads(text)).to_dict()
         except (ValueError, TypeError) as exc:
             raise UsageError(f"--verdict {spec!r}: {exc}") from exc
-    adapter = _bridge_adapter(args.agent, args.codex_version)
     options = {"codex_version": args.codex_version} if args.codex_version else None
+    adapter = _bridge_adapter(args.agent, tuple(sorted((options or {}).items())))
     into: dict[str, Any] | None = None
     if args.into is not None:
         try:
@@ -368,7 +370,8 @@ def _refresh(args: argparse.Namespace) -> int:
     if not isinstance(data, dict) or data.get("agent") != args.agent:
         raise UsageError(f"--refresh {args.refresh}: not a fixture file of agent {args.agent!r}")
     try:
-        changed = refresh_cases(_bridge_adapter(args.agent, args.codex_version), data["cases"])
+        versions = (("codex_version", args.codex_version),) if args.codex_version else ()
+        changed = refresh_cases(_bridge_adapter(args.agent, versions), data["cases"])
     except (RecordError, KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"--refresh {args.refresh}: {exc}") from exc
     args.refresh.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
