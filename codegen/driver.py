@@ -30,6 +30,9 @@ MODEL_DOCUMENTS = (
 )
 # The conformance fixture format lives beside the fixtures and ships inside the package too.
 FIXTURE_SCHEMA = Path("fixtures/fixture.schema.json")
+# N11: every property and enum value the contract has published at its schema_version. The
+# generator only adds to it; a name that disappears without a schema_version bump is refused.
+RELEASED = Path("codegen/released-fields.json")
 # Every file below these folders is generated: a file the generator would not write is stale.
 MANAGED = (GENERATED, PACKAGED_SCHEMA)
 REGENERATE = "make codegen (python -m codegen)"
@@ -388,6 +391,7 @@ def lint(root_src: Path = REPO) -> None:
         if set(host.get("coverage", {})) != enums["CallClass"]:
             problems.append(f"{where}: coverage needs exactly one status per CallClass")
         problems += [f"{where}: {problem}" for problem in _version_problems(host)]
+    problems += _meta_problems(documents)
     if problems:
         raise SchemaLintError(
             "schema sources break the modelling rules; fix them, then run `make codegen`:\n  "
@@ -395,10 +399,94 @@ def lint(root_src: Path = REPO) -> None:
         )
 
 
+def _schema_version(documents: Mapping[str, Any]) -> int:
+    version: int = documents["tool-call-event.schema.json"]["properties"]["schema_version"]["const"]
+    return version
+
+
+def _published_names(node: Any, at: str, out: set[str]) -> None:
+    """Every property path and enum value under node, as JSON-pointer-like strings."""
+    if isinstance(node, dict):
+        for name in node.get("properties", {}) if isinstance(node.get("properties"), dict) else ():
+            out.add(f"{at}/properties/{name}")
+        if isinstance(node.get("enum"), list):
+            out.update(f"{at}/enum/{json.dumps(value)}" for value in node["enum"])
+        for key, child in node.items():
+            if key not in ("description", "examples", "enum"):
+                _published_names(child, f"{at}/{key}", out)
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            _published_names(child, f"{at}/{index}", out)
+
+
+def _released(root_src: Path) -> tuple[dict[str, Any], list[str]]:
+    """The released-fields lock to write, and the breaking removals that refuse it."""
+    schema_dir = root_src / SCHEMA_SUBDIR
+    documents = {p.name: _load(p) for p in sorted(schema_dir.glob("*.schema.json"))}
+    version = _schema_version(documents)
+    current: dict[str, set[str]] = {}
+    for name, document in documents.items():
+        names: set[str] = set()
+        _published_names(document, "#", names)
+        current[name] = names
+    lock_path = root_src / RELEASED
+    lock: dict[str, Any] = (
+        _load(lock_path) if lock_path.exists() else {"schema_version": version, "fields": {}}
+    )
+    problems = []
+    if lock["schema_version"] == version:
+        for name, released in sorted(lock["fields"].items()):
+            gone = sorted(set(released) - current.get(name, set()))
+            if gone:
+                problems.append(
+                    f"{name}: {', '.join(gone)} published at schema_version {version} would be"
+                    " removed or renamed"
+                )
+        merged = {
+            name: sorted(set(lock["fields"].get(name, [])) | current.get(name, set()))
+            for name in sorted(set(lock["fields"]) | set(current))
+        }
+    elif version > lock["schema_version"]:
+        # A bump starts the new version's record from what it publishes.
+        merged = {name: sorted(names) for name, names in sorted(current.items())}
+    else:
+        problems.append(
+            f"schema_version {version} is older than the released {lock['schema_version']}"
+        )
+        merged = dict(lock["fields"])
+    return {"schema_version": version, "fields": merged}, problems
+
+
+def _meta_problems(documents: Mapping[str, Any]) -> list[str]:
+    """An optional string meta field no adapter would fill (N11: StandardMetaField)."""
+    defs = documents["tool-call-event.schema.json"]["$defs"]
+    meta = defs["EventMeta"]
+    standard = set(defs["StandardMetaField"]["enum"])
+    optional = set(meta["properties"]) - set(meta.get("required", []))
+    # native_tool is the one optional field build_event sets itself (from the tool it read).
+    filled_by_build_event = {"native_tool"}
+    return [
+        f"tool-call-event.schema.json: EventMeta.{name} is optional and no adapter fills it;"
+        " add it to $defs/StandardMetaField (copied from the payload when it is a string)"
+        for name in sorted(optional - standard - filled_by_build_event)
+        if meta["properties"][name].get("type") == "string"
+    ]
+
+
 def render_all(root_src: Path = REPO) -> dict[Path, bytes]:
     """Every generated file, keyed by its path relative to the repository root."""
     lint(root_src)
+    lock, breaking = _released(root_src)
+    if breaking:
+        raise SchemaLintError(
+            "breaking contract change without a schema_version bump:\n  "
+            + "\n  ".join(breaking)
+            + "\nrestore the names, or bump schema_version (tool-call-event.schema.json"
+            " properties.schema_version.const) and migrate the fixtures (`acp record --refresh"
+            " FIXTURE`); see the README, Changing the contract"
+        )
     files = _datamodel_files(root_src)
+    files[RELEASED] = (json.dumps(lock, indent=2) + "\n").encode("utf-8")
     files.update(_template_files(root_src))
     files.update(_schema_copy(root_src))
     return files
@@ -406,6 +494,8 @@ def render_all(root_src: Path = REPO) -> dict[Path, bytes]:
 
 def _existing(root: Path) -> dict[Path, bytes]:
     found: dict[Path, bytes] = {}
+    if (root / RELEASED).is_file():
+        found[RELEASED] = (root / RELEASED).read_bytes()
     for managed in MANAGED:
         base = root / managed
         if base.exists():

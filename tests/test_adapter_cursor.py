@@ -21,7 +21,7 @@ def test_every_cursor_answer_prints_a_body_so_fail_closed_never_blocks_an_allow(
         event = adapter.parse(case["native"])
         for decision in ("allow", "deny", "ask"):
             response = adapter.render(Verdict(decision=decision), event)
-            # With failClosed, EMPTY output blocks (host-protocols.md §5).
+            # With failClosed, EMPTY output blocks (cursor.com/docs/hooks).
             assert isinstance(response.stdout, dict), (case["name"], decision)
 
 

@@ -22,6 +22,7 @@ COMMANDS = (
     "bridge",
     "parse",
     "render",
+    "record",
     "validate",
     "keys",
     "schema-path",
@@ -289,6 +290,19 @@ def test_gen_outside_a_checkout_says_where_the_generator_lives(
     assert cli._source_checkout() == REPO
 
 
+@pytest.mark.parametrize(
+    "argv", [["gen"], ["keys"], ["audit", "-"], ["validate", "event", "-"]], ids=lambda a: a[0]
+)
+def test_an_unknown_option_gets_the_sub_command_usage(argv: list[str]) -> None:
+    # N44: argparse reports leftovers on the top-level parser unless main hands them back.
+    command = argv[0]
+    run = acp(*argv, "--bogus")
+    assert run.returncode == 2
+    assert f"usage: acp {command} " in run.stderr
+    assert "unrecognized arguments: --bogus" in run.stderr
+    assert "usage: acp [-h] COMMAND" not in run.stderr
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help(command: str) -> None:
     result = acp(command, "--help")
@@ -371,3 +385,76 @@ def test_audit_of_a_file_without_one_record_exits_1(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert acp("audit", str(empty)).returncode == 0
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini", "cursor"])
+def test_record_turns_native_payloads_into_cases_that_conform(agent: str, tmp_path: Path) -> None:
+    # N34: the golden natives recorded again give their golden events, and the recorded cases
+    # added to the file still pass conformance (nothing recorded contradicts the adapter).
+    from agent_control_plane_core.conformance import assert_conforms, load_fixtures
+
+    fixtures = load_fixtures(REPO / "fixtures" / f"{agent}.json")
+    plain = [case for case in fixtures["cases"] if "adapter_options" not in case]
+    natives = tmp_path / "natives.jsonl"
+    natives.write_text("".join(json.dumps(case["native"]) + "\n\n" for case in plain))
+    run = acp(
+        "record",
+        "--agent",
+        agent,
+        str(natives),
+        "--verdict",
+        'ctx={"decision": "allow", "additional_context": "recorded"}',
+    )
+    assert run.returncode == 0, run.stderr
+    recorded = json.loads(run.stdout)
+    assert recorded["agent"] == agent
+    assert [case["event"] for case in recorded["cases"]] == [case["event"] for case in plain]
+    assert all(
+        sorted(case["render"]) == ["allow", "ask", "ctx", "deny"] for case in recorded["cases"]
+    )
+    into = tmp_path / "fixture.json"
+    into.write_text(json.dumps(fixtures))
+    appended = acp("record", "--agent", agent, str(natives), "--into", str(into))
+    assert appended.returncode == 0, appended.stderr
+    merged = json.loads(into.read_text())
+    assert len(merged["cases"]) == len(fixtures["cases"]) + len(plain)
+    assert_conforms(adapter_for(agent), merged)
+
+
+def test_record_names_a_bad_line_and_a_bad_verdict(tmp_path: Path) -> None:
+    natives = tmp_path / "natives.jsonl"
+    natives.write_text('{"hook_event_name": "PreToolUse"}\n{oops\n')
+    bad_line = acp("record", "--agent", "claude", str(natives))
+    assert bad_line.returncode == 2 and "line 2 is not JSON" in bad_line.stderr
+    natives.write_text('{"hook_event_name": "PreToolUse"}\n')
+    bad_verdict = acp(
+        "record",
+        "--agent",
+        "claude",
+        str(natives),
+        "--verdict",
+        'x={"decision": "allow", "oops": 1}',
+    )
+    assert bad_verdict.returncode == 2 and "oops" in bad_verdict.stderr
+
+
+def test_record_refresh_migrates_goldens_after_a_contract_change(tmp_path: Path) -> None:
+    # N11: after a rename every event golden is stale; --refresh re-derives them from the adapter.
+    from agent_control_plane_core.conformance import assert_conforms
+
+    original = json.loads((REPO / "fixtures/gemini.json").read_text())
+    stale = json.loads(json.dumps(original))
+    for case in stale["cases"]:
+        case["event"]["meta"]["old_name"] = case["event"]["meta"].pop("agent")
+        for scenario in case["render"].values():
+            scenario["native"]["exit_code"] = 99
+    path = tmp_path / "gemini.json"
+    path.write_text(json.dumps(stale))
+    run = acp("record", "--agent", "gemini", "--refresh", str(path))
+    assert run.returncode == 0, run.stderr
+    count = len(original["cases"])
+    assert f"{count} of {count} case(s) changed" in run.stdout
+    refreshed = json.loads(path.read_text())
+    assert refreshed == original  # names, natives, options and verdicts kept; goldens re-derived
+    assert_conforms(adapter_for("gemini"), refreshed)
+    assert acp("record", "--agent", "gemini").returncode == 2

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,10 @@ from codegen.__main__ import main as codegen_main
 from codegen.driver import (
     GENERATED,
     MANAGED,
+    RELEASED,
     SCHEMA_SUBDIR,
     SchemaLintError,
+    _released,
     check,
     lint,
     render_all,
@@ -170,7 +173,87 @@ def _repo_copy(tmp_path: Path) -> Path:
     for part in ("schema", "templates", "fixtures"):
         shutil.copytree(REPO / part, root / part)
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    (root / RELEASED).parent.mkdir()
+    shutil.copy(REPO / RELEASED, root / RELEASED)
     return root
+
+
+def _edit(root: Path, name: str, change: Any) -> None:
+    path = root / SCHEMA_SUBDIR / name
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(json.dumps(document))
+
+
+def _rename_mutated_output(document: dict[str, Any]) -> None:
+    document["properties"]["mutated_ouput"] = document["properties"].pop("mutated_output")
+
+
+def _bump(document: dict[str, Any]) -> None:
+    document["properties"]["schema_version"]["const"] = 2
+
+
+def test_a_rename_without_a_schema_version_bump_is_refused_as_breaking(tmp_path: Path) -> None:
+    # N11: a rename regenerated silently before; now the removed name is named, with the fix.
+    root = _repo_copy(tmp_path)
+    _edit(root, "verdict.schema.json", _rename_mutated_output)
+    _lock, breaking = _released(root)
+    assert breaking == [
+        "verdict.schema.json: #/properties/mutated_output published at schema_version 1 would"
+        " be removed or renamed"
+    ]
+    with pytest.raises(
+        SchemaLintError, match=r"(?s)without a schema_version bump.*bump schema_version"
+    ):
+        render_all(root)
+
+
+def test_a_bump_starts_the_new_versions_record_and_an_addition_is_kept(tmp_path: Path) -> None:
+    root = _repo_copy(tmp_path)
+    _edit(root, "verdict.schema.json", _rename_mutated_output)
+    _edit(root, "tool-call-event.schema.json", _bump)
+    lock, breaking = _released(root)
+    assert breaking == [] and lock["schema_version"] == 2
+    assert "#/properties/mutated_ouput" in lock["fields"]["verdict.schema.json"]
+    assert "#/properties/mutated_output" not in lock["fields"]["verdict.schema.json"]
+    added = _repo_copy(tmp_path / "added")
+
+    def add(document: dict[str, Any]) -> None:
+        document["properties"]["note"] = {"type": "string"}
+
+    _edit(added, "verdict.schema.json", add)
+    lock, breaking = _released(added)
+    assert breaking == [] and lock["schema_version"] == 1
+    assert {"#/properties/note", "#/properties/mutated_output"} <= set(
+        lock["fields"]["verdict.schema.json"]
+    )
+
+
+def test_the_committed_lock_holds_every_published_name() -> None:
+    lock, breaking = _released(REPO)
+    assert breaking == []
+    assert (REPO / RELEASED).read_text() == json.dumps(lock, indent=2) + "\n"
+    assert (
+        "#/$defs/EventMeta/properties/session_id" in lock["fields"]["tool-call-event.schema.json"]
+    )
+
+
+def test_lint_refuses_a_meta_field_no_adapter_fills_until_it_is_standard(tmp_path: Path) -> None:
+    # N11: a new optional meta field was generated but stayed in passthrough.
+    root = _repo_copy(tmp_path)
+
+    def add_model(document: dict[str, Any]) -> None:
+        document["$defs"]["EventMeta"]["properties"]["model"] = {"type": "string"}
+
+    _edit(root, "tool-call-event.schema.json", add_model)
+    with pytest.raises(SchemaLintError, match=r"EventMeta.model .*StandardMetaField"):
+        lint(root)
+
+    def standard(document: dict[str, Any]) -> None:
+        document["$defs"]["StandardMetaField"]["enum"].append("model")
+
+    _edit(root, "tool-call-event.schema.json", standard)
+    lint(root)
 
 
 def test_lint_refuses_a_host_declaration_missing_a_kind_row(tmp_path: Path) -> None:

@@ -473,7 +473,7 @@ def test_l4_reinstall_keeps_keys_and_values_the_user_set_on_our_handler(tmp_path
     plan_install("claude", root=tmp_path, bin_dir=BIN, fail_closed=True).apply()
     handlers = [g[0]["hooks"][0] for g in json.loads(path.read_text())["hooks"].values()]
     assert all(h["statusMessage"] == "checking" and h["timeout"] == 5 for h in handlers)
-    assert all("--fail-closed" in h["command"] for h in handlers if "onFailure" in h)
+    assert all("ACP_FAIL_CLOSED=1 " in h["command"] for h in handlers if "onFailure" in h)
 
 
 @pytest.mark.parametrize(
@@ -562,7 +562,7 @@ def test_a_misspelt_verdict_field_is_refused_by_name() -> None:
 def test_install_on_unrendered_is_passed_to_the_hook(tmp_path: Path) -> None:
     plan_install("claude", root=tmp_path, bin_dir=BIN, on_unrendered="note").apply()
     text = (tmp_path / ".claude/settings.json").read_text()
-    assert "--on-unrendered note" in text
+    assert "ACP_ON_UNRENDERED=note " in text
 
 
 def test_the_bridge_names_the_fields_the_host_cannot_carry() -> None:
@@ -1591,7 +1591,7 @@ def test_held_concurrent_installs_leave_one_valid_file(tmp_path: Path) -> None:
     settings = json.loads(path.read_text())  # valid JSON
     assert settings["permissions"] == {"allow": ["Bash(ls)"]}  # the user's keys kept
     for groups in settings["hooks"].values():
-        # With --judge the registered command is `acp hook claude --judge modN:judge`.
-        ours = [h for g in groups for h in g["hooks"] if "hook claude" in h["command"]]
+        # With --judge the registered command is `/usr/bin/env ... ACP_JUDGE=modN:judge .../acp-claude-hook`.
+        ours = [h for g in groups for h in g["hooks"] if "ACP_JUDGE=mod" in h["command"]]
         assert len(ours) == 1  # exactly one entry per event
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no temp files

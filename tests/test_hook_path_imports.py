@@ -243,8 +243,8 @@ def test_fail_closed_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
     assert _heavy(modules) == []
 
 
-def _installed_command(tmp_path: Path, **options: object) -> list[str]:
-    """The pre-tool command `acp install claude --project` writes with these options."""
+def _installed_command(tmp_path: Path, **options: object) -> tuple[list[str], dict[str, str]]:
+    """The pre-tool command `acp install claude --project` writes: the entry's argv, its env."""
     import shlex
 
     from agent_control_plane_core.install import plan_install
@@ -257,14 +257,24 @@ def _installed_command(tmp_path: Path, **options: object) -> list[str]:
         hook["command"] for entry in settings["hooks"]["PreToolUse"] for hook in entry["hooks"]
     }
     argv = shlex.split(command)
-    assert Path(argv[0]).name == "acp" and argv[1:3] == ["hook", "claude"], argv
-    return argv
+    # N13: /usr/bin/env [-u NAME] NAME=VALUE... acp-claude-hook, never `acp hook`.
+    assert argv[0] == "/usr/bin/env", argv
+    env: dict[str, str] = {}
+    words = argv[1:]
+    while words[0] == "-u" or "=" in words[0]:
+        if words[0] == "-u":
+            words = words[2:]
+            continue
+        name, _, value = words.pop(0).partition("=")
+        env[name] = value
+    assert [Path(word).name for word in words] == ["acp-claude-hook"], argv
+    return words, env
 
 
 def test_installed_judge_command_runs_without_argparse(tmp_path: Path) -> None:
-    env = {"PYTHONPATH": str(TESTS_DIR)}
-    argv = _installed_command(tmp_path, judge="hook_judges:denies", fail_closed=True)
-    assert "--fail-closed" in argv
+    argv, env = _installed_command(tmp_path, judge="hook_judges:denies", fail_closed=True)
+    assert env == {"ACP_JUDGE": "hook_judges:denies", "ACP_FAIL_CLOSED": "1"}
+    env["PYTHONPATH"] = str(TESTS_DIR)
     result, modules = _hook_process(tmp_path, argv, env, _shell_payload("ls"))
     assert result.returncode == BLOCK_EXIT["claude"], result.stderr
     body = json.loads(result.stdout)["hookSpecificOutput"]
@@ -272,7 +282,7 @@ def test_installed_judge_command_runs_without_argparse(tmp_path: Path) -> None:
         "deny",
         "denied by test",
     )
-    assert "agent_control_plane_core.cli" in modules
+    assert "agent_control_plane_core.cli" not in modules  # the fast entry, not `acp hook`
     assert _heavy(modules) == []
 
 
@@ -280,11 +290,11 @@ def test_installed_policy_command_runs_without_argparse_or_tomllib(tmp_path: Pat
     rules = tmp_path / "policy.toml"
     rules.write_bytes(POLICY.read_bytes())
     # acp install loads the policy once to check it, which writes the compiled cache.
-    argv = _installed_command(tmp_path, policy=str(rules))
+    argv, env = _installed_command(tmp_path, policy=str(rules))
     from agent_control_plane_core.policy import load_policy_judge
 
     load_policy_judge(str(rules))
-    result, modules = _hook_process(tmp_path, argv, {}, _shell_payload("curl x | sh"))
+    result, modules = _hook_process(tmp_path, argv, env, _shell_payload("curl x | sh"))
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "agent_control_plane_core.policy" in modules
     assert _heavy(modules) == []

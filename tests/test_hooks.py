@@ -26,7 +26,7 @@ from hook_runner import (
     run_hook,
 )
 
-# Hosts that answer with Claude Code's hookSpecificOutput body (host-protocols.md §1, §6).
+# Hosts that answer with Claude Code's hookSpecificOutput body (Claude Code hooks docs; hosts/auggie.json, factory.json, qwen.json).
 CLAUDE_BODIES = ("auggie", "claude", "factory", "qwen")
 # Faults where the hook cannot answer: (name, raw stdin or None for the rm -rf payload, judge).
 FAULTS = [
@@ -273,3 +273,17 @@ def test_acp_hook_command_takes_the_judge_from_the_command_line() -> None:
     assert (run.code, run.stderr) == (2, "denied by test")
     broken = run_hook("gemini", argv=[str(BIN / "acp"), "hook", "gemini", "--judge", "nope"])
     assert broken.code == FAILURE_EXIT["gemini"]
+
+
+@pytest.mark.parametrize(
+    ("value", "explicit", "noted"),
+    [("1", True, False), ("on", True, False), ("0", False, False), ("maybe", False, True)],
+)
+def test_acp_sole_gate_makes_an_allow_explicit(value: str, explicit: bool, noted: bool) -> None:
+    # N18: the environment form of --sole-gate; a value it cannot read abstains and says so.
+    payload = {**PRE_TOOL["claude"], "tool_input": {"command": "ls"}}
+    run = run_hook("claude", payload, ACP_SOLE_GATE=value)
+    assert run.code == 0
+    body = run.body()["hookSpecificOutput"]
+    assert body.get("permissionDecision") == ("allow" if explicit else None)
+    assert ("ACP_SOLE_GATE='maybe' is not understood" in run.stderr) is noted

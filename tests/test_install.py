@@ -81,7 +81,9 @@ def test_claude_keeps_existing_settings_and_other_hooks(tmp_path: Path) -> None:
     assert settings["hooks"]["Stop"] == []
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [theirs]}
-    assert pre[1]["hooks"][0]["command"].endswith("acp hook claude --judge hook_judges:denies")
+    assert pre[1]["hooks"][0]["command"] == (
+        f"/usr/bin/env -u ACP_POLICY ACP_JUDGE=hook_judges:denies {BIN / 'acp-claude-hook'}"
+    )
 
 
 def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_path: Path) -> None:
@@ -91,7 +93,7 @@ def test_reinstall_with_new_options_replaces_our_entry_without_duplicating(tmp_p
     pre = settings["hooks"]["PreToolUse"]
     assert len(pre) == 1 and len(pre[0]["hooks"]) == 1
     assert pre[0]["hooks"][0]["onFailure"] == "block"
-    assert pre[0]["hooks"][0]["command"].endswith("--fail-closed")
+    assert f"ACP_FAIL_CLOSED=1 {BIN / 'acp-claude-hook'}" in pre[0]["hooks"][0]["command"]
     # Fail closed only where exit 2 stops a tool call: the prompt hook stays as it was.
     prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]
     assert "onFailure" not in prompt
@@ -118,7 +120,7 @@ def test_factory_writes_hooks_json_in_seconds_without_on_failure(tmp_path: Path)
     handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
     # Droid documents no onFailure; fail-closed rides on the command line only.
     assert handler["timeout"] == 5 and "onFailure" not in handler
-    assert handler["command"].endswith("acp hook factory --fail-closed")
+    assert handler["command"].endswith(f"ACP_FAIL_CLOSED=1 {BIN / 'acp-factory-hook'}")
     assert settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == str(
         BIN / "acp-factory-hook"
     )
@@ -157,7 +159,7 @@ def test_qwen_fail_closed_writes_fail_mode_on_tool_events_only(tmp_path: Path) -
     pre = hooks["PreToolUse"][0]["hooks"][0]
     # QW-6: failMode closed turns a crash, a timeout or a bad exit into a deny.
     assert pre["failMode"] == "closed"
-    assert pre["command"].endswith("acp hook qwen --fail-closed")
+    assert pre["command"].endswith(f"ACP_FAIL_CLOSED=1 {BIN / 'acp-qwen-hook'}")
     assert "failMode" not in hooks["UserPromptSubmit"][0]["hooks"][0]
     assert any("failMode closed" in note for note in plan.notes)
 
@@ -178,7 +180,7 @@ def test_cursor_writes_flat_handlers_and_fail_closed_only_on_the_tool_event(
     # Ours replaced in place on reinstall, theirs kept; failClosed only when asked for.
     assert pre[0] == theirs and len(pre) == 2
     assert pre[1]["failClosed"] is True
-    assert pre[1]["command"].endswith("acp hook cursor --fail-closed")
+    assert pre[1]["command"].endswith(f"ACP_FAIL_CLOSED=1 {BIN / 'acp-cursor-hook'}")
     prompt = settings["hooks"]["beforeSubmitPrompt"]
     # The per-script timeout is in seconds (CUR-6).
     assert prompt == [{"command": str(BIN / "acp-cursor-hook"), "timeout": 30}]
@@ -242,12 +244,12 @@ def test_opencode_copies_the_packaged_plugin_with_the_hook_command_on_its_config
     path = tmp_path / ".opencode/plugin/agent-control-plane.js"
     assert _plugin_config(path) == {
         "command": [
-            str(BIN / "acp"),
-            "hook",
-            "opencode",
-            "--judge",
-            "hook_judges:denies",
-            "--fail-closed",
+            "/usr/bin/env",
+            "-u",
+            "ACP_POLICY",
+            "ACP_JUDGE=hook_judges:denies",
+            "ACP_FAIL_CLOSED=1",
+            str(BIN / "acp-opencode-hook"),
         ],
         "failClosed": True,
         "timeoutMs": 5000,
@@ -301,13 +303,15 @@ def test_codex_user_config_toml_keeps_comments_and_tables(tmp_path: Path) -> Non
 
     config = tomllib.loads(text)
     handler = config["hooks"]["PreToolUse"][0]["hooks"][0]
-    assert handler["command"].endswith("acp hook codex --codex-version 0.150.0")
+    assert handler["command"].endswith(f"ACP_CODEX_VERSION=0.150.0 {BIN / 'acp-codex-hook'}")
     # CX-4: UserPromptSubmit can block, so it is registered beside the tool events.
     assert sorted(config["hooks"]) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
     install("codex", tmp_path, scope="user", codex_version="0.151.0")
     again = tomllib.loads(path.read_text())
     assert len(again["hooks"]["PreToolUse"]) == 1
-    assert again["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("0.151.0")
+    assert again["hooks"]["PreToolUse"][0]["hooks"][0]["command"].startswith(
+        "/usr/bin/env ACP_CODEX_VERSION=0.151.0 "
+    )
 
 
 def test_codex_without_a_version_says_what_it_still_blocks(tmp_path: Path) -> None:
@@ -397,7 +401,8 @@ def test_hook_command_quotes_paths_with_spaces(tmp_path: Path) -> None:
     folder = tmp_path / "my venv" / "bin"
     argv = hook_command("claude", policy="rules file.toml", bin_dir=folder)
     assert shlex.split(shlex.join(argv)) == argv
-    assert argv[:3] == [str(folder / "acp"), "hook", "claude"]
+    assert argv[-1] == str(folder / "acp-claude-hook")
+    assert argv[1] == f"ACP_POLICY={Path('rules file.toml').absolute()}"
 
 
 def test_auggie_registers_pre_tool_use_in_augment_settings_in_milliseconds(tmp_path: Path) -> None:
@@ -425,7 +430,7 @@ def test_crush_writes_a_flat_pre_tool_use_handler_and_keeps_other_settings(
     assert settings["options"] == {"debug": True}
     mine, ours = settings["hooks"]["PreToolUse"]
     assert mine == {"command": "./mine.sh"}
-    assert shlex.split(ours["command"])[-1] == "--fail-closed"
+    assert shlex.split(ours["command"])[-2:] == ["ACP_FAIL_CLOSED=1", str(BIN / "acp-crush-hook")]
     assert ours["timeout"] == 7 and "matcher" not in ours
     assert any("no fail-closed option" in note for note in plan.notes)
     plan.apply()
@@ -458,7 +463,7 @@ def test_cline_fail_closed_registers_both_programs_closed(tmp_path: Path) -> Non
     install("cline", tmp_path, fail_closed=True)
     for name in ("PreToolUse", "PostToolUse"):
         text = (tmp_path / ".clinerules/hooks" / name).read_text()
-        assert text.rstrip().endswith("--fail-closed"), name
+        assert "ACP_FAIL_CLOSED=1 " in text.rstrip().splitlines()[-1], name
 
 
 def test_cline_restores_the_executable_bit_and_refuses_a_foreign_program(tmp_path: Path) -> None:
@@ -524,3 +529,123 @@ def test_a_four_space_settings_file_keeps_its_indentation(tmp_path: Path) -> Non
     text = settings.read_text()
     assert '\n    "model": "x",\n    "permissions": {\n        "allow": [' in text
     assert json.loads(text)["hooks"]["PreToolUse"]
+
+
+def _run_installed(
+    command: str, payload: dict[str, Any], **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run an installed command line the way the Claude family does: through sh -c."""
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(payload),
+        env=hook_env("claude", **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_options_keep_the_fast_entry_and_still_reach_the_hook(tmp_path: Path) -> None:
+    # N13: `acp hook` loads the argument parser on every call; options go in the environment.
+    allow_all = tmp_path / "allow.toml"
+    allow_all.write_text("rules = []\n", encoding="utf-8")
+    install("claude", tmp_path, judge="hook_judges:denies", on_unrendered="note")
+    settings = json.loads((tmp_path / ".claude/settings.json").read_text())
+    command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    argv = shlex.split(command)
+    assert argv[-1] == str(BIN / "acp-claude-hook") and "hook" not in argv
+    ls = {**PRE_TOOL["claude"], "tool_input": {"command": "ls"}}
+    # The registered judge wins over an ACP_POLICY inherited from the host's environment.
+    denied = _run_installed(command, ls, ACP_POLICY=str(allow_all))
+    assert (denied.returncode, denied.stderr) == (2, "denied by test")
+    assert json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_folder_env_would_misread_is_refused_when_options_are_set(tmp_path: Path) -> None:
+    folder = tmp_path / "a=b" / "bin"
+    assert hook_command("claude", bin_dir=folder) == [str(folder / "acp-claude-hook")]
+    with pytest.raises(InstallError, match="'=' in its path"):
+        hook_command("claude", judge="m:f", bin_dir=folder)
+
+
+def test_reinstall_replaces_an_entry_in_the_earlier_acp_hook_form(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    old = shlex.join([str(BIN / "acp"), "hook", "claude", "--judge", "hook_judges:denies"])
+    handler = {"type": "command", "command": old, "timeout": 30}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))
+    install("claude", tmp_path, judge="hook_judges:asks")
+    (group,) = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    (ours,) = group["hooks"]
+    assert ours["command"].endswith(f"ACP_JUDGE=hook_judges:asks {BIN / 'acp-claude-hook'}")
+
+
+@pytest.mark.parametrize("sole_gate", [False, True])
+def test_sole_gate_is_an_install_option_that_sends_the_explicit_allow(
+    tmp_path: Path, sole_gate: bool
+) -> None:
+    # N18: without it an allow abstains (the host's own prompt runs); with it the allow is explicit.
+    install("claude", tmp_path, sole_gate=sole_gate)
+    settings = json.loads((tmp_path / ".claude/settings.json").read_text())
+    command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert ("ACP_SOLE_GATE=1" in command) is sole_gate
+    ls = {**PRE_TOOL["claude"], "tool_input": {"command": "ls"}}
+    answer = _run_installed(command, ls)
+    assert answer.returncode == 0
+    body = json.loads(answer.stdout)["hookSpecificOutput"]
+    assert body.get("permissionDecision") == ("allow" if sole_gate else None)
+
+
+def test_matcher_goes_on_the_tool_events_and_a_reinstall_moves_or_drops_it(tmp_path: Path) -> None:
+    # N15: a hook for every tool costs a process start per Read or Grep call.
+    install("claude", tmp_path, matcher="Bash|Edit")
+    path = tmp_path / ".claude/settings.json"
+    hooks = json.loads(path.read_text())["hooks"]
+    assert [group["matcher"] for group in hooks["PreToolUse"]] == ["Bash|Edit"]
+    assert [group["matcher"] for group in hooks["PostToolUse"]] == ["Bash|Edit"]
+    assert "matcher" not in hooks["UserPromptSubmit"][0]  # a prompt names no tool
+    install("claude", tmp_path)
+    (group,) = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert "matcher" not in group and len(group["hooks"]) == 1
+
+
+def test_matcher_leaves_a_shared_group_to_its_other_handlers(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    theirs = {"type": "command", "command": "./mine.sh"}
+    ours = {"type": "command", "command": str(BIN / "acp-claude-hook"), "timeout": 9}
+    group = {"matcher": "Read", "hooks": [theirs, ours]}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+    install("claude", tmp_path, matcher="Bash")
+    pre = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert pre == [{"matcher": "Read", "hooks": [theirs]}, {"matcher": "Bash", "hooks": [ours]}]
+
+
+def test_matcher_is_kiros_tool_regex_and_refused_where_there_is_none(tmp_path: Path) -> None:
+    plan = plan_install("kiro", root=tmp_path, bin_dir=BIN, matcher="shell")
+    entries = json.loads(plan.after)["hooks"]
+    assert {e["trigger"]: e.get("matcher") for e in entries}["PreToolUse"] == "shell"
+    with pytest.raises(InstallError, match="cursor has no tool matcher"):
+        plan_install("cursor", root=tmp_path, bin_dir=BIN, matcher="Shell")
+    with pytest.raises(InstallError, match="not a regular expression"):
+        plan_install("claude", root=tmp_path, bin_dir=BIN, matcher="(Bash")
+
+
+def test_local_writes_claudes_per_machine_file_and_project_scope_says_why(tmp_path: Path) -> None:
+    # N14: .claude/settings.json is committed; the absolute venv path is this machine's.
+    shared = plan_install("claude", root=tmp_path, bin_dir=BIN)
+    assert any("--local writes .claude/settings.local.json" in note for note in shared.notes)
+    local = plan_install("claude", root=tmp_path, bin_dir=BIN, local=True)
+    assert local.path == tmp_path / ".claude/settings.local.json"
+    command = json.loads(local.after)["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert command == str(BIN / "acp-claude-hook")
+    assert any("keep it out of git" in note for note in local.notes)
+    assert not any(
+        "other machine" in n
+        for n in plan_install("claude", home=tmp_path, scope="user", bin_dir=BIN).notes
+    )
+    with pytest.raises(InstallError, match="--local"):
+        plan_install("gemini", root=tmp_path, bin_dir=BIN, local=True)
+    with pytest.raises(InstallError, match="--local"):
+        plan_install("claude", home=tmp_path, scope="user", bin_dir=BIN, local=True)

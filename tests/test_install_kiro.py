@@ -66,7 +66,7 @@ def test_reinstall_replaces_ours_drops_a_cache_ttl_and_keeps_theirs(tmp_path: Pa
     hooks = json.loads(path.read_text())["hooks"]
     assert hooks[0] == theirs and len(hooks) == 3
     assert "cache_ttl_seconds" not in json.dumps(hooks)
-    assert hooks[1]["action"]["command"].endswith("acp hook kiro --fail-closed")
+    assert hooks[1]["action"]["command"].endswith("ACP_FAIL_CLOSED=1 " + str(BIN / "acp-kiro-hook"))
     # Exit 2 blocks a prompt as well as a tool call, so a failed prompt hook is not closed.
     assert hooks[2]["action"]["command"] == str(BIN / "acp-kiro-hook")
 

@@ -23,11 +23,12 @@ BEFORE, AFTER = "tool.execute.before", "tool.execute.after"
 FAKE_HOOK = textwrap.dedent(
     """\
     #!{python}
-    import json, pathlib, sys, time
+    import json, os, pathlib, sys, time
     here = pathlib.Path(__file__).resolve().parent
     payload = sys.stdin.read()
     with open(here / "calls.jsonl", "a") as calls:
-        calls.write(json.dumps({{"argv": sys.argv[1:], "payload": json.loads(payload)}}) + "\\n")
+        record = {{"argv": sys.argv[1:], "fail_closed": os.environ.get("ACP_FAIL_CLOSED")}}
+        calls.write(json.dumps({{**record, "payload": json.loads(payload)}}) + "\\n")
     answer = json.loads((here / "answers.json").read_text()).get(json.loads(payload)["event"], {{}})
     time.sleep(answer.get("sleep", 0))
     sys.stdout.write(answer.get("stdout", ""))
@@ -216,7 +217,11 @@ def test_a_failed_hook_lets_the_call_run_unless_installed_fail_closed(
             "error": f"agent-control-plane: {why}; blocked because the plugin was installed with --fail-closed"
         }
     ]
-    assert _calls(bin_dir)[-1]["argv"] == ["hook", "opencode", "--fail-closed"]
+    # The installed command is the fast entry with ACP_FAIL_CLOSED=1 in its environment (N13).
+    assert {k: _calls(bin_dir)[-1][k] for k in ("argv", "fail_closed")} == {
+        "argv": [],
+        "fail_closed": "1",
+    }
 
 
 def test_a_hook_that_cannot_start_blocks_only_when_fail_closed(node: str, tmp_path: Path) -> None:
@@ -234,7 +239,8 @@ def test_a_hook_that_cannot_start_blocks_only_when_fail_closed(node: str, tmp_pa
     assert "error" not in got["results"][0]
     assert "cannot start" in stderr and "the call runs" in stderr
     closed, _ = _drive(node, closed_plugin, [_before()], tmp_path, env)
-    assert "cannot start" in closed["results"][0]["error"]
+    # env(1) starts and then finds no hook (exit 127), so the error names the missing entry.
+    assert "acp-opencode-hook" in closed["results"][0]["error"]
     assert "--fail-closed" in closed["results"][0]["error"]
 
 

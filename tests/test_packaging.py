@@ -52,3 +52,23 @@ def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
         assert "agent_control_plane_core/py.typed" in names
         assert "agent_control_plane_core/_generated/models/tool_call_event_schema.py" in names
         assert not any(name.startswith(("tests/", "codegen/")) for name in names)
+
+
+def test_license_and_changelog_match_the_package_and_the_contract() -> None:
+    # N28: pyproject's license has its text, and the changelog has an entry for this release.
+    import tomllib
+
+    from agent_control_plane_core import CONTROL_PLANE_SCHEMA, SCHEMA_VERSION
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert (
+        (REPO / "LICENSE").read_text(encoding="utf-8").startswith(f"{project['license']} License")
+    )
+    headings = [
+        line
+        for line in (REPO / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("## ")
+    ]
+    assert headings, "CHANGELOG.md has no release heading"
+    assert f"package {project['version']}," in headings[0]
+    assert f"contract {CONTROL_PLANE_SCHEMA}, schema_version {SCHEMA_VERSION}" in headings[0]

@@ -610,6 +610,21 @@ def test_check_lists_every_error_of_a_file_not_just_the_first(tmp_path: Path) ->
         load_policy_judge(str(path))
 
 
+def test_policy_check_and_the_hook_word_a_bad_pattern_the_same_way(tmp_path: Path) -> None:
+    # N45: the schema's format error ("is not a 'regex'") is replaced by the loader's wording.
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'rules = [{ name = "bad", match = \'(unclosed\', decision = "deny" }]\n',
+        encoding="utf-8",
+    )
+    (checked,) = check_policy_file(str(path))
+    with pytest.raises(JudgeLoadError) as raised:
+        load_policy_judge(str(path))
+    assert checked.startswith("rules[0] ('bad'), field match: '(unclosed' is not a valid regular")
+    assert "missing ), unterminated subpattern" in checked
+    assert checked in str(raised.value)
+
+
 def test_a_missing_policy_file_is_a_load_error_naming_it(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.toml"
     with pytest.raises(JudgeLoadError, match=r"nowhere\.toml: cannot read"):
@@ -746,6 +761,8 @@ def test_the_policy_demo_shows_one_decision_per_call_and_what_the_replay_changes
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+    # N32: timings are of warm calls; the warm-up calls are not in the log (the count below).
+    assert "ran once first, unlogged" in result.stdout
     rows = {}
     for line in result.stdout.splitlines():
         if line.startswith(("  pre_tool", "  post_tool")):

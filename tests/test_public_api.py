@@ -45,6 +45,7 @@ RUNTIME = [
     "JUDGE_ENV",
     "ON_UNRENDERED_ENV",
     "POLICY_ENV",
+    "SOLE_GATE_ENV",
     "TIMEOUT_ENV",
     "HookAnswer",
     "Judge",

@@ -78,9 +78,13 @@ def test_quick_start_installs_for_claude_and_gemini_and_blocks_rm_rf(tmp_path: P
     # Installed for both hosts, with this project's own hook commands.
     claude = json.loads((project / ".claude/settings.json").read_text())
     gemini = json.loads((project / ".gemini/settings.json").read_text())
-    for settings, event in ((claude, "PreToolUse"), (gemini, "BeforeTool")):
+    for settings, event, host in (
+        (claude, "PreToolUse", "claude"),
+        (gemini, "BeforeTool", "gemini"),
+    ):
         command = settings["hooks"][event][0]["hooks"][0]["command"]
-        assert command.startswith(str(project / ".venv/bin/acp"))
+        # The fast entry with the judge in its environment (N13), not `acp hook`.
+        assert command.endswith(f"ACP_JUDGE=mymod:judge {project / '.venv/bin/acp'}-{host}-hook")
     # Really blocked: both installed commands exit 2 on the rm -rf payload.
     assert "claude: exit 2" in out and "gemini: exit 2" in out
     assert "rm -rf is not allowed in this project" in run.stderr

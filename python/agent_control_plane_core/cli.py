@@ -1,4 +1,4 @@
-"""The `acp` command: bridge, parse, render, validate, keys, schema-path, hook, policy, audit, gen."""
+"""The `acp` command: bridge, parse, render, record, validate, keys, schema-path, hook, policy, audit, gen."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from .runtime import (
     JUDGE_ENV,
     ON_UNRENDERED_ENV,
     POLICY_ENV,
+    SOLE_GATE_ENV,
     _unrendered_fields,
     entry_adapter,
     escalate,
@@ -52,6 +53,42 @@ _ON_UNRENDERED_HELP: Final = (
     "deny (default), note or allow: what the hook does when a verdict asks for content the"
     " host cannot carry on that event"
 )
+
+
+# N18: what --sole-gate changes, in the words a user chooses it by.
+_SOLE_GATE_HELP: Final = (
+    "this hook is the only gate: an allow is sent as an explicit allow, which skips the host's"
+    " own permission prompt (default: an allow abstains and the host asks as usual)"
+)
+
+
+_AGENT_HELP: Final = (
+    f"the host: {', '.join(AGENT_IDS)}, or a third-party adapter registered in the"
+    " agent_control_plane_core.adapters entry-point group"
+)
+
+
+def _known_agent(agent: str) -> bool:
+    """Whether an id names a shipped adapter or one an installed package registers (N21)."""
+    if agent in AGENT_IDS:
+        return True
+    try:
+        adapter_for(agent)
+    except ValueError:
+        return False
+    return True
+
+
+def _agent(text: str) -> str:
+    """argparse type of an agent id: shipped, or registered through the entry-point group."""
+    if not _known_agent(text):
+        import argparse  # loaded only with the parser (the hook path reads its options by hand)
+
+        raise argparse.ArgumentTypeError(
+            f"unknown agent {text!r} (choose from {', '.join(AGENT_IDS)}, or install a package"
+            " that registers it)"
+        )
+    return text
 
 
 class UsageError(Exception):
@@ -150,8 +187,10 @@ def _bridge_request(line: str) -> dict[str, Any]:
             f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_BRIDGE_KEYS))}"
         )
     agent = request.get("agent")
-    if agent not in AGENT_IDS:
-        raise UsageError(f"agent {agent!r} is not one of {', '.join(AGENT_IDS)}")
+    if not isinstance(agent, str) or not _known_agent(agent):
+        raise UsageError(
+            f"agent {agent!r} is not one of {', '.join(AGENT_IDS)} or a registered adapter"
+        )
     if "native" not in request:
         raise UsageError("line has no native payload; add the host's raw hook payload as native")
     options = request.get("options", {})
@@ -264,6 +303,82 @@ def _cmd_render(args: argparse.Namespace) -> int:
     else:
         response = adapter.render(verdict, event, sole_gate=args.sole_gate)
     _print_json(response.to_dict())
+    return 0
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    """N34: fixture cases from a file of native payloads, as this adapter answers them."""
+    from ._record import DEFAULT_SCENARIOS, RecordError, read_natives, record_cases
+
+    if args.refresh is not None:
+        return _refresh(args)
+    if args.file is None:
+        raise UsageError("give FILE (native payloads, one per line) or --refresh FIXTURE")
+
+    scenarios: dict[str, Any] = dict(DEFAULT_SCENARIOS)
+    for spec in args.verdict or []:
+        name, _, text = spec.partition("=")
+        try:
+            if not name or not text:
+                raise ValueError('give NAME=JSON, e.g. \'redact={"decision": "allow", ...}\'')
+            scenarios[name] = _verdict(json.loads(text)).to_dict()
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"--verdict {spec!r}: {exc}") from exc
+    options = {"codex_version": args.codex_version} if args.codex_version else None
+    adapter = _bridge_adapter(args.agent, tuple(sorted((options or {}).items())))
+    into: dict[str, Any] | None = None
+    if args.into is not None:
+        try:
+            into = json.loads(args.into.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--into {args.into}: not a readable fixture file ({exc})") from exc
+        if not isinstance(into, dict) or into.get("agent") != args.agent:
+            raise UsageError(f"--into {args.into}: not a fixture file of agent {args.agent!r}")
+    try:
+        if args.file == "-":
+            natives = read_natives(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as lines:
+                natives = read_natives(lines)
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file} ({exc.strerror or exc})") from exc
+    except RecordError as exc:
+        raise UsageError(f"{args.file}: {exc}") from exc
+    existing = into.get("cases", []) if into is not None else []
+    taken = [str(case.get("name")) for case in existing if isinstance(case, dict)]
+    cases = record_cases(adapter, natives, scenarios, adapter_options=options, taken=taken)
+    if into is None:
+        # Indented like the shipped fixture files, so the output can be saved as one.
+        print(json.dumps({"agent": args.agent, "cases": cases}, indent=2, ensure_ascii=False))
+        return 0
+    into["cases"] = [*existing, *cases]
+    args.into.write_text(json.dumps(into, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{args.into}: {len(cases)} case(s) recorded; review each before committing it")
+    return 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    """N11: a fixture file's goldens re-derived from the adapter after a contract change."""
+    from ._record import RecordError, refresh_cases
+
+    if args.file is not None or args.verdict or args.into is not None:
+        raise UsageError("--refresh takes the fixture file alone")
+    try:
+        data = json.loads(args.refresh.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--refresh {args.refresh}: not a readable fixture file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("agent") != args.agent:
+        raise UsageError(f"--refresh {args.refresh}: not a fixture file of agent {args.agent!r}")
+    try:
+        versions = (("codex_version", args.codex_version),) if args.codex_version else ()
+        changed = refresh_cases(_bridge_adapter(args.agent, versions), data["cases"])
+    except (RecordError, KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"--refresh {args.refresh}: {exc}") from exc
+    args.refresh.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(
+        f"{args.refresh}: {changed} of {len(data['cases'])} case(s) changed; review the diff:"
+        " each golden now pins what the adapter does"
+    )
     return 0
 
 
@@ -409,6 +524,8 @@ def _run_hook(options: Mapping[str, Any]) -> NoReturn:
         environ[FAIL_CLOSED_ENV] = "1"
     if options["codex_version"]:
         environ[CODEX_VERSION_ENV] = options["codex_version"]
+    if options["sole_gate"]:
+        environ[SOLE_GATE_ENV] = "1"
     adapter = entry_adapter(options["agent"], environ)
     run_hook_entry(adapter, sole_gate=options["sole_gate"], environ=environ)
 
@@ -458,6 +575,9 @@ def _cmd_install(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             codex_version=args.codex_version,
             on_unrendered=args.on_unrendered,
+            sole_gate=args.sole_gate,
+            matcher=args.matcher,
+            local=args.local,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -545,7 +665,8 @@ def _parser() -> argparse.ArgumentParser:
         name: str, handler: Callable[[argparse.Namespace], int], text: str
     ) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=text, description=text)
-        sub.set_defaults(handler=handler)
+        # N44: an unknown option is reported with this sub-command's usage, not the top level's.
+        sub.set_defaults(handler=handler, _parser=sub)
         return sub
 
     command(
@@ -563,7 +684,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     ):
         sub = command(name, handler, text)
-        sub.add_argument("--agent", required=True, choices=AGENT_IDS)
+        sub.add_argument("--agent", required=True, type=_agent, metavar="AGENT", help=_AGENT_HELP)
         sub.add_argument(
             "--codex-version",
             help="the Codex version the launcher pins (default: $ACP_CODEX_VERSION)",
@@ -578,6 +699,32 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="apply render_escalated (what a hook entry sends)",
             )
+    sub = command(
+        "record",
+        _cmd_record,
+        "Record golden fixture cases: each native payload (JSON Lines) parsed and rendered by"
+        " the adapter as it is now.",
+    )
+    sub.add_argument(
+        "file", nargs="?", metavar="FILE", help="native payloads, one JSON per line; - reads stdin"
+    )
+    sub.add_argument("--agent", required=True, type=_agent, metavar="AGENT", help=_AGENT_HELP)
+    sub.add_argument("--codex-version", help="recorded as the cases' adapter_options")
+    sub.add_argument(
+        "--verdict",
+        action="append",
+        metavar="NAME=JSON",
+        help="another scenario beside allow, deny and ask (repeatable)",
+    )
+    sub.add_argument(
+        "--into", type=Path, metavar="FIXTURE", help="append to this fixture file, not stdout"
+    )
+    sub.add_argument(
+        "--refresh",
+        type=Path,
+        metavar="FIXTURE",
+        help="re-derive this fixture file's events and renders (after a contract change)",
+    )
     sub = command("validate", _cmd_validate, "Validate JSON files against a published schema.")
     sub.add_argument("kind", choices=sorted(_VALIDATE_KINDS))
     sub.add_argument("files", nargs="+", metavar="FILE", help="JSON file(s); - reads stdin")
@@ -595,13 +742,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = command(
         "hook", _cmd_hook, "Run as the hook entry of one agent (stdin payload, native answer)."
     )
-    sub.add_argument("agent", choices=AGENT_IDS)
+    sub.add_argument("agent", type=_agent, metavar="AGENT", help=_AGENT_HELP)
     judges = sub.add_mutually_exclusive_group()
     judges.add_argument(
         "--judge", help=f"module:callable (default: ${JUDGE_ENV}, else the demo judge)"
     )
     judges.add_argument("--policy", metavar="FILE", help=f"a TOML rule file (sets ${POLICY_ENV})")
-    sub.add_argument("--sole-gate", action="store_true", help="this hook is the only gate")
+    sub.add_argument(
+        "--sole-gate", action="store_true", help=f"{_SOLE_GATE_HELP} (sets {SOLE_GATE_ENV}=1)"
+    )
     sub.add_argument(
         "--fail-closed",
         action="store_true",
@@ -638,12 +787,24 @@ def _parser() -> argparse.ArgumentParser:
         help="the user's configuration under --home",
     )
     sub.set_defaults(scope="project")
+    sub.add_argument(
+        "--local",
+        action="store_true",
+        help="claude: write .claude/settings.local.json, the per-machine file, not settings.json",
+    )
     sub.add_argument("--root", type=Path, help="project folder (default: the current folder)")
     sub.add_argument("--home", type=Path, help="home folder (default: ~)")
     installed_judge = sub.add_mutually_exclusive_group()
     installed_judge.add_argument("--judge", help="module:callable the hook runs")
     installed_judge.add_argument("--policy", metavar="FILE", help="a TOML rule file the hook runs")
     sub.add_argument("--fail-closed", action="store_true", help="block when the hook fails")
+    sub.add_argument("--sole-gate", action="store_true", help=_SOLE_GATE_HELP)
+    sub.add_argument(
+        "--matcher",
+        metavar="REGEX",
+        help="run the hook only for tools whose name matches, in the host's own matcher syntax"
+        " (claude, factory, gemini, kiro, qwen), e.g. 'Bash|Edit|Write|mcp__.*'",
+    )
     sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
     sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
@@ -686,7 +847,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = _hook_options(words[1:])
         if options is not None:
             _run_hook(options)
-    args = _parser().parse_args(words)
+    args, extra = _parser().parse_known_args(words)
+    if extra:
+        args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         code: int = args.handler(args)
     except UsageError as exc:

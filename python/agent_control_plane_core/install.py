@@ -15,7 +15,15 @@ from typing import Any, Final, Literal
 
 from ._generated.constants import EventKinds, UnrenderedPostures
 from .adapters import AGENT_IDS
-from .runtime import TIMEOUT_ENV
+from .runtime import (
+    CODEX_VERSION_ENV,
+    FAIL_CLOSED_ENV,
+    JUDGE_ENV,
+    ON_UNRENDERED_ENV,
+    POLICY_ENV,
+    SOLE_GATE_ENV,
+    TIMEOUT_ENV,
+)
 
 __all__ = ["INSTALLABLE", "SCOPES", "InstallError", "InstallPlan", "hook_command", "plan_install"]
 
@@ -23,6 +31,8 @@ Scope = Literal["project", "user"]
 SCOPES: Final[tuple[Scope, ...]] = ("project", "user")
 # Event kinds where exit 2 stops a tool call; elsewhere (a Stop event) it means something else.
 _TOOL_KINDS: Final = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
+# POSIX env(1) at its usual absolute path: no PATH lookup or shim sits in front of the hook.
+_ENV_PROGRAM: Final = "/usr/bin/env"
 
 
 class InstallError(Exception):
@@ -125,24 +135,38 @@ def hook_command(
     codex_version: str | None = None,
     bin_dir: Path | None = None,
     on_unrendered: str | None = None,
+    sole_gate: bool = False,
 ) -> list[str]:
-    """The argv a host runs: the venv's absolute console script, so no shim sits in front of it."""
+    """The argv a host runs: the venv's absolute acp-<host>-hook, options set in its environment."""
     folder = (bin_dir or Path(sys.executable).parent).absolute()
-    plain = judge is None and policy is None and codex_version is None and on_unrendered is None
-    if plain and not fail_closed:
-        return [str(folder / f"acp-{host}-hook")]
-    argv = [str(folder / "acp"), "hook", host]
+    script = str(folder / f"acp-{host}-hook")
+    # N13: options go in front of the fast entry as environment assignments, through env(1), so
+    # the command works whether the host runs it through a shell or splits it into an argv;
+    # `acp hook` would load the argument parser and every subcommand on each call.
+    unset: list[str] = []
+    assignments: list[str] = []
     if codex_version is not None:
-        argv += ["--codex-version", codex_version]
+        assignments.append(f"{CODEX_VERSION_ENV}={codex_version}")
     if judge is not None:
-        argv += ["--judge", judge]
+        unset += ["-u", POLICY_ENV]  # the registered judge wins over an inherited ACP_POLICY
+        assignments.append(f"{JUDGE_ENV}={judge}")
     if policy is not None:
-        argv += ["--policy", str(Path(policy).absolute())]
+        assignments.append(f"{POLICY_ENV}={Path(policy).absolute()}")
     if on_unrendered is not None:
-        argv += ["--on-unrendered", on_unrendered]
+        assignments.append(f"{ON_UNRENDERED_ENV}={on_unrendered}")
     if fail_closed:
-        argv.append("--fail-closed")
-    return argv
+        assignments.append(f"{FAIL_CLOSED_ENV}=1")
+    if sole_gate:
+        assignments.append(f"{SOLE_GATE_ENV}=1")
+    if not unset and not assignments:
+        return [script]
+    if "=" in script:
+        # env(1) would read the path as one more assignment and run nothing.
+        raise InstallError(
+            f"{script}: a console-script folder with '=' in its path cannot carry options; set"
+            " ACP_JUDGE/ACP_POLICY where the host runs, or install into another folder"
+        )
+    return [_ENV_PROGRAM, *unset, *assignments, script]
 
 
 def _is_ours(command: object, host: str) -> bool:
@@ -159,7 +183,14 @@ def _is_ours(command: object, host: str) -> bool:
         return False
     if not argv:
         return False
+    if Path(argv[0]).name == "env":
+        # N13: env [-u NAME]... [NAME=VALUE]... acp-<host>-hook
+        rest = argv[1:]
+        while rest and (rest[0] == "-u" or "=" in rest[0]):
+            rest = rest[2:] if rest[0] == "-u" else rest[1:]
+        argv = rest or [""]
     program = Path(argv[0]).name
+    # `acp hook <host> ...` is the form earlier releases wrote: a reinstall replaces it.
     return program == f"acp-{host}-hook" or (program == "acp" and argv[1:3] == ["hook", host])
 
 
@@ -262,7 +293,11 @@ def _update_handler(existing: Any, handler: Mapping[str, Any], timeout_set: bool
 
 
 def _merge_handler(
-    groups: list[Any], handler: dict[str, Any], host: str, timeout_set: bool
+    groups: list[Any],
+    handler: dict[str, Any],
+    host: str,
+    timeout_set: bool,
+    matcher: str | None = None,
 ) -> None:
     """Update this installer's earlier handler in place, or append a new matcher group."""
     for group in groups:
@@ -272,8 +307,25 @@ def _merge_handler(
         for existing in handlers:
             if isinstance(existing, dict) and _is_ours(existing.get("command"), host):
                 _update_handler(existing, handler, timeout_set)
+                if group.get("matcher") == matcher:
+                    return
+                if len(handlers) == 1:
+                    # N15: the group is ours alone, so its matcher is ours to set or remove.
+                    if matcher is None:
+                        del group["matcher"]
+                    else:
+                        group["matcher"] = matcher
+                    return
+                # The user's handlers keep their group and its matcher; ours moves out.
+                handlers.remove(existing)
+                groups.append(_group(existing, matcher))
                 return
-    groups.append({"hooks": [handler]})
+    groups.append(_group(handler, matcher))
+
+
+def _group(handler: dict[str, Any], matcher: str | None) -> dict[str, Any]:
+    """A Claude-shaped matcher group holding one handler; no matcher means every tool."""
+    return {"hooks": [handler]} if matcher is None else {"matcher": matcher, "hooks": [handler]}
 
 
 def _native_events(host: str, also: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
@@ -295,6 +347,7 @@ class _Request:
     fail_closed: bool
     timeout_s: int
     timeout_set: bool = True
+    matcher: str | None = None
 
 
 def _command(request: _Request, kind: str) -> tuple[str, bool]:
@@ -346,12 +399,14 @@ def _json_hooks(
             "timeout": request.timeout_s * 1000 if timeout_ms else request.timeout_s,
         }
         if closed and on_failure:
-            # A hook that never starts still blocks (host-protocols.md §1, v2.1.295+).
+            # A hook that never starts still blocks (Claude Code hooks docs, onFailure, v2.1.295+).
             handler["onFailure"] = "block"
         if closed and closed_fields:
             handler.update(closed_fields)
         groups = _child(hooks, event, list, request.path)
-        _merge_handler(groups, handler, request.host, request.timeout_set)
+        # A tool-name matcher applies to tool events only; a prompt names no tool.
+        matcher = request.matcher if kind in _TOOL_KINDS else None
+        _merge_handler(groups, handler, request.host, request.timeout_set, matcher)
     return _dump_json(request.path, settings, before), before
 
 
@@ -367,7 +422,7 @@ def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
 
 
 def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # Gemini CLI's handler timeout is in milliseconds (host-protocols.md §3).
+    # Gemini CLI's handler timeout is in milliseconds (Gemini CLI docs/hooks; hosts/gemini.json notes).
     after, before = _json_hooks(request, timeout_ms=True, on_failure=False)
     return after, before, _no_fail_closed(request, "Gemini CLI")
 
@@ -417,7 +472,7 @@ def _codex(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         " a headless run is unguarded unless automation that vets the hook file passes"
         " --dangerously-bypass-hook-trust.",
     )
-    if "--codex-version" not in request.argv:
+    if not any(word.startswith(f"{CODEX_VERSION_ENV}=") for word in request.argv):
         from ._generated.hosts import codex
 
         # CX-9: payloads carry no version; without one the hook renders what holds on every
@@ -626,13 +681,13 @@ def _flat_hooks(
 
 
 def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    """.cursor/hooks.json: {"command", "failClosed"?} per event (host-protocols.md §5)."""
+    """.cursor/hooks.json: {"command", "failClosed"?} per event (cursor.com/docs/hooks)."""
 
     def handler(command: str, closed: bool) -> dict[str, Any]:
         # The per-script timeout is in seconds (cursor.com/docs/hooks, CUR-6).
         entry: dict[str, Any] = {"command": command, "timeout": request.timeout_s}
         if closed:
-            # A crash, a timeout or empty output then blocks too (host-protocols.md §5).
+            # A crash, a timeout or empty output then blocks too (cursor.com/docs/hooks, failClosed).
             entry["failClosed"] = True
         return entry
 
@@ -763,7 +818,7 @@ def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         # one allow for every later call (host-findings KR-2).
         entry: dict[str, Any] = {"name": f"agent-control-plane-{trigger}", "trigger": trigger}
         if kind in _TOOL_KINDS:
-            entry["matcher"] = ".*"  # a tool-name regex: every tool
+            entry["matcher"] = request.matcher or ".*"  # a tool-name regex (.*: every tool)
         entry |= {
             "action": {"type": "command", "command": command},
             "timeout": request.timeout_s,
@@ -938,6 +993,9 @@ def plan_install(
     codex_version: str | None = None,
     bin_dir: Path | None = None,
     on_unrendered: str | None = None,
+    sole_gate: bool = False,
+    matcher: str | None = None,
+    local: bool = False,
 ) -> InstallPlan:
     """Plan the configuration change that registers this host's hook entry; nothing is written."""
     if host not in _HOSTS:
@@ -955,7 +1013,13 @@ def plan_install(
         raise InstallError(
             f"--on-unrendered {on_unrendered!r} is not one of {', '.join(UnrenderedPostures.ALL)}"
         )
+    _check_matcher(host, matcher)
     project_path, user_path, entry = _HOSTS[host]
+    if local:
+        if host not in _LOCAL or scope != "project":
+            where = "project scope" if host in _LOCAL else ", ".join(sorted(_LOCAL))
+            raise InstallError(f"--local: a per-machine project file exists only for {where}")
+        project_path = _LOCAL[host]
     base = (root or Path.cwd()) if scope == "project" else (home or Path.home())
     path = base.absolute() / (project_path if scope == "project" else user_path)
     folder = bin_dir or Path(sys.executable).parent
@@ -975,6 +1039,7 @@ def plan_install(
             codex_version=codex_version,
             bin_dir=folder,
             on_unrendered=on_unrendered,
+            sole_gate=sole_gate,
         )
 
     request = _Request(
@@ -985,6 +1050,7 @@ def plan_install(
         fail_closed=fail_closed,
         timeout_s=30 if timeout_s is None else timeout_s,
         timeout_set=timeout_s is not None,
+        matcher=matcher,
     )
     after, before, notes = entry(request)
     if after != before:
@@ -1004,10 +1070,65 @@ def plan_install(
         path=path,
         before=before,
         after=after,
-        notes=(*notes, *_shared_hook_notes(host, scope, base), _registered(host, judge, policy)),
+        notes=(
+            *notes,
+            *_shared_hook_notes(host, scope, base),
+            *_machine_path_notes(host, scope, local, path, folder),
+            _registered(host, judge, policy),
+        ),
         mode=_EXECUTABLE if host in _EXECUTED else None,
         also=tuple(also),
     )
+
+
+# Per-machine project settings beside the committed file: Claude Code also reads
+# .claude/settings.local.json, its settings file kept out of git (code.claude.com/docs/en/settings;
+# N14).
+_LOCAL: Final[Mapping[str, str]] = {"claude": ".claude/settings.local.json"}
+
+
+def _machine_path_notes(
+    host: str, scope: Scope, local: bool, path: Path, folder: Path
+) -> tuple[str, ...]:
+    """Say that a project file now names this machine's console-script folder (N14)."""
+    if scope != "project":
+        return ()
+    if local:
+        return (
+            f"{path} is for this machine only: keep it out of git (add it to .gitignore if"
+            " Claude Code has not).",
+        )
+    text = (
+        f"{path} now names this machine's {folder.absolute()}; if the file is committed, every"
+        " other machine needs its own acp install (or the same path)"
+    )
+    if host in _LOCAL:
+        text += f"; --local writes {_LOCAL[host]} instead, which stays on this machine"
+    return (text + ".",)
+
+
+# Hosts whose hook entry takes a tool-name regular expression (N15): the Claude-shaped matcher
+# group (hosts/claude.json, factory.json, qwen.json, gemini.json) and Kiro's matcher (KR-5).
+_MATCHER_HOSTS: Final = frozenset({"claude", "factory", "gemini", "kiro", "qwen"})
+
+
+def _check_matcher(host: str, matcher: str | None) -> None:
+    """Refuse a matcher the host cannot take, or one that is not a regular expression."""
+    if matcher is None:
+        return
+    if host not in _MATCHER_HOSTS:
+        raise InstallError(
+            f"--matcher: {host} has no tool matcher in its hook configuration (its hook runs on"
+            f" every tool); hosts with one: {', '.join(sorted(_MATCHER_HOSTS))}"
+        )
+    import re
+
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        raise InstallError(f"--matcher {matcher!r} is not a regular expression ({exc})") from exc
+    if not matcher:
+        raise InstallError("--matcher is empty; leave it out to run the hook on every tool")
 
 
 def _registered(host: str, judge: str | None, policy: str | None) -> str:

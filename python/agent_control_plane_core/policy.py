@@ -45,7 +45,7 @@ MATCH_LIMIT_BYTES: Final = 64 * 1024
 """Bytes of UTF-8 text a pattern is run over: the bound on what one search can cost."""
 
 # policy.schema.json PolicyRule.tools: an mcp__server__tool pattern also covers Gemini's
-# mcp_server_tool names (host-protocols.md §3 versus §1, §2, §4).
+# mcp_server_tool names (Gemini CLI versus Claude Code, Codex and Amp; hosts/*.json).
 _DOUBLE_MCP: Final = "mcp__"
 _TOP_LEVEL: Final = frozenset(PolicyFields.ALL)
 _RULE_KEYS: Final = frozenset(PolicyRuleFields.ALL)
@@ -352,7 +352,13 @@ def check_policy_file(path: str) -> list[str]:
             at += [name for name in expected if name not in instance][:1]
         elif error.validator == "additionalProperties":
             at += sorted(set(instance) - set(schema.get("properties", {})))[:1]
-        problems.append(f"{_where(data, at)}: {error.message}")
+        message = error.message
+        if error.validator == "format" and expected == "regex" and isinstance(error.instance, str):
+            try:
+                re.compile(error.instance)
+            except re.error as exc:
+                message = _bad_regex(error.instance, exc)
+        problems.append(f"{_where(data, at)}: {message}")
     if not problems:
         # The schema and the hook-path loader must agree; a disagreement is reported, not hidden.
         problems = _compile(data)[1]
@@ -675,8 +681,13 @@ def _regex(pattern: str, key: str, problems: list[str], checked: bool = False) -
         lazy.get()
         return lazy
     except re.error as exc:
-        problems.append(f"field {key}: {pattern!r} is not a valid regular expression ({exc})")
+        problems.append(f"field {key}: {_bad_regex(pattern, exc)}")
         return None
+
+
+def _bad_regex(pattern: str, exc: re.error) -> str:
+    """The one wording of a pattern that does not compile, for the hook and `acp policy check` (N45)."""
+    return f"{pattern!r} is not a valid regular expression ({exc})"
 
 
 def _glob(pattern: str) -> re.Pattern[str]:

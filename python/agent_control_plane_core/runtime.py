@@ -44,6 +44,7 @@ __all__ = [
     "JUDGE_ENV",
     "ON_UNRENDERED_ENV",
     "POLICY_ENV",
+    "SOLE_GATE_ENV",
     "TIMEOUT_ENV",
     "HookAnswer",
     "Judge",
@@ -73,6 +74,7 @@ POLICY_ENV: Final = "ACP_POLICY"
 AUDIT_ENV: Final = "ACP_AUDIT_LOG"
 CODEX_VERSION_ENV: Final = "ACP_CODEX_VERSION"
 ON_UNRENDERED_ENV: Final = "ACP_ON_UNRENDERED"
+SOLE_GATE_ENV: Final = "ACP_SOLE_GATE"
 
 
 # contract.md §6: exit 2 is the block every external-hook host reads when render has no channel.
@@ -369,7 +371,14 @@ _FALSE: Final = frozenset({"", "0", "false", "no", "off"})
 
 def _fail_closed(environ: Mapping[str, str], notes: list[str] | None = None) -> bool:
     """ACP_FAIL_CLOSED as a posture: true spellings block, false ones not; others block, noted."""
-    text = environ.get(FAIL_CLOSED_ENV)
+    return _flag(environ, FAIL_CLOSED_ENV, notes, when_unclear=True)
+
+
+def _flag(
+    environ: Mapping[str, str], name: str, notes: list[str] | None, *, when_unclear: bool
+) -> bool:
+    """A boolean variable: the usual spellings; any other value is the safe side, noted."""
+    text = environ.get(name)
     if text is None:
         return False
     value = text.strip().lower()
@@ -378,11 +387,13 @@ def _fail_closed(environ: Mapping[str, str], notes: list[str] | None = None) -> 
     if value in _FALSE:
         return False
     if notes is not None:
+        # ACP_FAIL_CLOSED fails closed, ACP_SOLE_GATE abstains: neither unclear value loosens.
+        outcome = "failing closed" if when_unclear else "not the sole gate"
         notes.append(
-            f"{FAIL_CLOSED_ENV}={text!r} is not understood (use 1, true, yes or on; 0, false, no"
-            " or off); failing closed"
+            f"{name}={text!r} is not understood (use 1, true, yes or on; 0, false, no or off);"
+            f" {outcome}"
         )
-    return True
+    return when_unclear
 
 
 def run_hook_entry(
@@ -399,6 +410,8 @@ def run_hook_entry(
     pipes = isolate_host_pipes()
     notes: list[str] = []
     fail_closed = _fail_closed(env, notes)
+    # N18: the explicit allow (the host skips its own prompt) is settable per entry, like the rest.
+    sole_gate = sole_gate or _flag(env, SOLE_GATE_ENV, notes, when_unclear=False)
     answer = Answer(pipes, adapter.AGENT, notes)
 
     def audit(outcome: HookAnswer) -> None:

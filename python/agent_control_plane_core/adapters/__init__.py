@@ -8,20 +8,67 @@ from typing import Any, Final
 from .._generated.hosts import HOST_IDS
 from ._base import Adapter
 
-__all__ = ["AGENT_IDS", "Adapter", "adapter_for", "create_codex_adapter"]
+__all__ = [
+    "AGENT_IDS",
+    "ENTRY_POINT_GROUP",
+    "Adapter",
+    "adapter_for",
+    "create_codex_adapter",
+    "register_adapter",
+]
 
 AGENT_IDS: Final[tuple[str, ...]] = HOST_IDS
 """Ids of every shipped adapter, sorted."""
+
+ENTRY_POINT_GROUP: Final = "agent_control_plane_core.adapters"
+"""Entry-point group a package names its adapter in: `<agent id> = "module:adapter"` (N21)."""
+
+# Adapters shipped outside this package, by AGENT; looked up only for an id not in AGENT_IDS.
+_REGISTERED: dict[str, Adapter] = {}
+
+
+def register_adapter(adapter: Adapter) -> None:
+    """Make an adapter shipped outside this package known to adapter_for, acp and run_hook_entry."""
+    if not isinstance(adapter, Adapter):
+        raise TypeError(f"register_adapter: {adapter!r} does not provide the Adapter protocol")
+    agent = adapter.AGENT
+    if agent in AGENT_IDS:
+        raise ValueError(f"register_adapter: {agent!r} is a shipped adapter; pick another id")
+    _REGISTERED[agent] = adapter
 
 
 def adapter_for(agent: str, **options: Any) -> Adapter:
     """Return the adapter for an agent id, configured with options; never reads the environment."""
     if agent not in AGENT_IDS:
-        raise ValueError(f"unknown agent {agent!r}: known agent ids are {', '.join(AGENT_IDS)}")
+        adapter = _REGISTERED.get(agent) or _from_entry_point(agent)
+        if adapter is None:
+            raise ValueError(
+                f"unknown agent {agent!r}: known agent ids are {', '.join(AGENT_IDS)}, plus any"
+                f" adapter registered with register_adapter or the {ENTRY_POINT_GROUP!r}"
+                " entry-point group"
+            )
+        return adapter.configure(**options) if options else adapter
     # Import only the host asked for: the hook path loads one adapter module.
     module = importlib.import_module(f"{__name__}.{agent}")
-    adapter: Adapter = getattr(module, f"{agent}_adapter")
-    return adapter.configure(**options) if options else adapter
+    shipped: Adapter = getattr(module, f"{agent}_adapter")
+    return shipped.configure(**options) if options else shipped
+
+
+def _from_entry_point(agent: str) -> Adapter | None:
+    """The adapter an installed distribution names for this id, registered on first use."""
+    # Only for an id no shipped adapter has: the shipped hook path never scans the metadata.
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINT_GROUP, name=agent):
+        loaded = point.load()
+        if getattr(loaded, "AGENT", None) != agent:
+            raise ValueError(
+                f"entry point {point.value!r} is named {agent!r} but its adapter's AGENT is"
+                f" {getattr(loaded, 'AGENT', None)!r}"
+            )
+        register_adapter(loaded)
+        return _REGISTERED[agent]
+    return None
 
 
 def _from_environment(agent: str, environ: Any = None, **options: Any) -> Adapter:

@@ -15,10 +15,10 @@ from ._base import HostAdapter, payload_fields
 
 __all__ = ["AmpAdapter", "amp_adapter"]
 
-# Amp delegate exit codes (host-protocols.md §4): 0 allows, 1 asks the operator, 2 rejects.
+# Amp delegate exit codes (ampcode.com/manual, Permissions: delegate): 0 allows, 1 asks the operator, 2 rejects.
 _ALLOW, _ASK, _REJECT = 0, 1, 2
 # The real delegate puts only the tool's parameters on stdin; the tool name and the thread come
-# from the environment (host-protocols.md §4, ampcode.com/manual Permissions: delegate).
+# from the environment (ampcode.com/manual, Permissions: delegate).
 _TOOL_NAME_ENV, _THREAD_ID_ENV = "AGENT_TOOL_NAME", "AMP_THREAD_ID"
 
 

@@ -19,10 +19,10 @@ from ._base import HostAdapter, NativeFields, payload_fields
 
 __all__ = ["ClaudeAdapter", "claude_adapter"]
 
-# Kinds whose payload names no tool (host-protocols.md §1: UserPromptSubmit, SessionStart).
+# Kinds whose payload names no tool (docs.claude.com/en/docs/claude-code/hooks: UserPromptSubmit, SessionStart).
 _TOOLLESS = frozenset({EventKinds.PROMPT_SUBMIT, EventKinds.SESSION_START})
 
-# PreToolUse permissionDecision values (host-protocols.md §1).
+# PreToolUse permissionDecision values (docs.claude.com/en/docs/claude-code/hooks).
 _PERMISSION = {Decisions.DENY: "deny", Decisions.ASK: "ask"}
 
 # The permission dialog's own event: answered with hookSpecificOutput.decision (CC-4, QW-7).

@@ -16,7 +16,7 @@ from ._base import HostAdapter, payload_fields
 
 __all__ = ["CursorAdapter", "cursor_adapter", "sent_by_cursor"]
 
-# Events that name their tool by the event itself (host-protocols.md §5): the flat shell command
+# Events that name their tool by the event itself (cursor.com/docs/hooks): the flat shell command
 # is Cursor's Shell tool, the file read its Read tool.
 _SHELL_EVENT: Final = "beforeShellExecution"
 _READ_EVENT: Final = "beforeReadFile"
@@ -27,16 +27,16 @@ _READ_TOOL: Final = "Read"
 # call of Cursor's subagent tool, Task, as preToolUse names it.
 _SUBAGENT_EVENT: Final = "subagentStart"
 _SUBAGENT_TOOL: Final = "Task"
-# preToolUse names MCP tools MCP:<tool> or MCP:<server>:<tool> (host-protocols.md §5).
+# preToolUse names MCP tools MCP:<tool> or MCP:<server>:<tool> (cursor.com/docs/hooks).
 _MCP_PREFIX: Final = "MCP:"
 # The event's tool of an MCP call whose server is known: mcp__<server>__<tool>, so one MCP rule
 # matches Cursor as it does the hosts that name MCP tools so (CUR-4).
 _MCP_NAME: Final = "mcp__{server}__{tool}"
 # beforeReadFile's output schema is {permission, user_message} only (cursor.com/docs/hooks, CUR-7).
 _BARE_DENY_EVENTS: Final = frozenset({_READ_EVENT})
-# Only preToolUse reads updated_input (host-protocols.md §5 output).
+# Only preToolUse reads updated_input (cursor.com/docs/hooks, output).
 _REWRITE_EVENTS: Final = frozenset({"preToolUse"})
-# Cursor's exit code for a block (host-protocols.md §5).
+# Cursor's exit code for a block (cursor.com/docs/hooks).
 _BLOCK: Final = 2
 
 
@@ -65,7 +65,7 @@ class CursorAdapter(HostAdapter):
         elif native_event == _MCP_EVENT:
             # Its command or url names the MCP server, not a shell command: left in passthrough.
             native_tool = fields.string("tool_name")
-            # beforeMCPExecution sends tool_input as a JSON string (host-protocols.md §5).
+            # beforeMCPExecution sends tool_input as a JSON string (cursor.com/docs/hooks).
             tool_input = fields.json_object("tool_input") or {}
             mcp_call = True
         elif native_event == _SUBAGENT_EVENT:
