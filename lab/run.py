@@ -116,17 +116,18 @@ def _venv_bin() -> Path:
     return Path(sys.executable).parent
 
 
-def _tap(run_dir: Path) -> Path:
-    """The program that stands where the installed `acp` was, recording every hook call."""
-    tap = run_dir / "bin" / "acp"
-    tap.parent.mkdir(parents=True, exist_ok=True)
-    real = _venv_bin() / "acp"
-    tap.write_text(
-        f'#!/bin/sh\nexec {sys.executable} -m lab.tap {run_dir / "hooks"} {real} "$@"\n',
-        encoding="utf-8",
-    )
-    tap.chmod(0o755)
-    return tap
+def _tap(run_dir: Path, host: str) -> Path:
+    """Programs that stand where the installed `acp` and `acp-HOST-hook` were, recording each call."""
+    folder = run_dir / "bin"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("acp", f"acp-{host}-hook"):
+        tap, real = folder / name, _venv_bin() / name
+        tap.write_text(
+            f'#!/bin/sh\nexec {sys.executable} -m lab.tap {run_dir / "hooks"} {real} "$@"\n',
+            encoding="utf-8",
+        )
+        tap.chmod(0o755)
+    return folder
 
 
 def _install_hook(
@@ -141,7 +142,9 @@ def _install_hook(
     (run_dir / "install.out").write_text(done.stdout + done.stderr, encoding="utf-8")
     if done.returncode != 0:
         raise RuntimeError(f"acp install {host} --project failed: {done.stderr.strip()}")
-    real, tap = str(_venv_bin() / "acp"), str(_tap(run_dir))
+    # The installed command names <venv>/bin/acp or <venv>/bin/acp-HOST-hook (behind env(1)
+    # when options are set): either way the same name in the tap folder records the call.
+    real, tap = str(_venv_bin() / "acp"), str(_tap(run_dir, host) / "acp")
     patched = 0
     for path in [*project.rglob("*"), *home.rglob("*")]:
         if path.is_file() and path.stat().st_size < 1_000_000:

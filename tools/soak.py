@@ -124,7 +124,9 @@ def generate(count: int, seed: int) -> Iterator[tuple[bytes, str, str, int | Non
             )
         elif roll < 0.86:
             yield (
-                _dumps({"agent": rng.choice(["no-such-host", "", None, "__proto__"]), "native": {}}),
+                _dumps(
+                    {"agent": rng.choice(["no-such-host", "", None, "__proto__"]), "native": {}}
+                ),
                 "unknown-agent",
                 LINE_ERROR,
                 None,
