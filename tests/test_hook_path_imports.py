@@ -173,7 +173,9 @@ def _hook_process(
     entry = _acp_entry() if script == "acp" else _hook_entry_points()[script]
     out = tmp_path / "modules.txt"
     code = PROCESS_SCRIPT.format(out=str(out), argv0=argv[0], args=argv[1:], entry=entry)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
+    # Without coverage's subprocess hook (make test runs under coverage): it imports what the
+    # hook itself never would, and this counts the hook's own modules.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACP_", "COVERAGE_"))}
     env.update(env_extra)
     result = subprocess.run(
         [sys.executable, "-c", code], input=payload, capture_output=True, text=True, env=env
