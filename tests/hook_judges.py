@@ -272,3 +272,43 @@ def sqlite_spins(event: Any) -> Any:
     query = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
     sqlite3.connect(":memory:").execute(query).fetchone()  # never ends: no LIMIT
     return {"decision": "allow"}
+
+
+# How far deep_recursion lifts the limit. §1.2 used 10**7 (exit 2 after 58 s): the unwinding of
+# that many frames never checks for signals or thread switches, so no deadline answers sooner
+# (about 28 s here); a million frames is the same attack, answered in about 3 s.
+RECURSION_LIMIT = 10**6
+
+
+def deep_recursion(event: Any) -> Any:
+    """Recurse in Python until RecursionError after lifting the recursion limit (§1.2 judge)."""
+    import sys
+
+    sys.setrecursionlimit(RECURSION_LIMIT)
+
+    def down(n: int) -> int:
+        return down(n + 1) + 1
+
+    return {"decision": "allow", "depth": down(0)}
+
+
+def exhausts_memory(event: Any) -> Any:
+    """Allocate until MemoryError under an address-space limit (§1.2 judge, ulimit -v)."""
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        # Never eat the machine: without the test's limit this answers allow, and the test fails.
+        return {"decision": "allow"}
+    chunks = []
+    while True:
+        chunks.append(bytearray(64 * 1024 * 1024))
+
+
+# A deny reason far beyond any host's reason field (§1.2 judge, 50 MB).
+HUGE_REASON = 50 * 1024 * 1024
+
+
+def huge_reason_deny(event: Any) -> Any:
+    """Deny with a 50 MB reason."""
+    return {"decision": "deny", "reason": "r" * HUGE_REASON}

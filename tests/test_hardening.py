@@ -19,6 +19,7 @@ from agent_control_plane_core.audit import summarize
 from agent_control_plane_core.install import InstallError, plan_install
 from agent_control_plane_core.runtime import entry_adapter, failure_response
 
+from hook_judges import HUGE_REASON
 from hook_runner import BIN, PRE_TOOL, TESTS_DIR, HookRun, hook_env, run_hook
 
 ROOT = TESTS_DIR.parent
@@ -1595,3 +1596,133 @@ def test_held_concurrent_installs_leave_one_valid_file(tmp_path: Path) -> None:
         ours = [h for g in groups for h in g["hooks"] if "ACP_JUDGE=mod" in h["command"]]
         assert len(ours) == 1  # exactly one entry per event
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no temp files
+
+
+# ---- §1.2 attacks that held: huge input, memory limits, deep recursion, permissions ----------
+
+# The size of the §1.2 oversized inputs (200 MB).
+BIG_INPUT = 200 * 1024 * 1024
+GIB = 1024**3
+
+
+def _address_space_limit() -> None:
+    """In the hook child: `ulimit -v 1 GiB` (§1.2)."""
+    resource.setrlimit(resource.RLIMIT_AS, (GIB, GIB))
+
+
+def test_held_200_mb_of_non_json_under_fail_closed_does_not_run_the_call() -> None:
+    result = run_raw(
+        CLAUDE_HOOK, b"x" * BIG_INPUT, claude_env(ACP_FAIL_CLOSED="1"), capture_output=True
+    )
+    assert blocks("claude", result.returncode) and b"not JSON" in result.stderr
+
+
+def test_held_a_200_mb_valid_payload_still_gets_the_deny() -> None:
+    payload = {**RM, "tool_input": {"command": "rm -rf /", "description": "x" * BIG_INPUT}}
+    # No ACP_JUDGE: the demo judge, which denies the rm -rf.
+    env = claude_env(ACP_FAIL_CLOSED="1")
+    result = run_raw(CLAUDE_HOOK, json.dumps(payload).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode)
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_held_endless_stdin_under_a_memory_limit_ends_in_the_block() -> None:
+    endless = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        result = subprocess.run(
+            CLAUDE_HOOK,
+            stdin=endless.stdout,
+            env=claude_env(ACP_FAIL_CLOSED="1"),  # no deadline: only the MemoryError ends the read
+            capture_output=True,
+            timeout=HANG,
+            check=False,
+            preexec_fn=_address_space_limit,
+        )
+    finally:
+        endless.kill()
+        endless.wait()
+    assert blocks("claude", result.returncode) and b"MemoryError" in result.stderr
+
+
+def test_held_a_judge_out_of_memory_under_a_limit_does_not_run_the_call() -> None:
+    # Without the limit the judge allows (it never allocates unbounded): the limit is what is tested.
+    env = claude_env("exhausts_memory", ACP_FAIL_CLOSED="1")
+    result = run_raw(
+        CLAUDE_HOOK,
+        json.dumps(LS).encode(),
+        env,
+        capture_output=True,
+        preexec_fn=_address_space_limit,
+    )
+    assert blocks("claude", result.returncode) and b"MemoryError" in result.stderr
+
+
+def test_held_a_judge_recursing_past_a_lifted_limit_does_not_run_the_call() -> None:
+    # The deadline or the judge's RecursionError answers, whichever comes first: both block.
+    env = claude_env("deep_recursion", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="3000")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode) and b"blocked because" in result.stderr
+
+
+def test_held_a_50_mb_deny_reason_is_carried_in_a_body_that_parses() -> None:
+    run = run_hook("claude", LS, judge="huge_reason_deny", ACP_FAIL_CLOSED="1")
+    assert blocked("claude", run)
+    output = run.body()["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert output["permissionDecisionReason"] == "r" * HUGE_REASON  # carried whole, not cut
+
+
+# linux/prctl.h PR_CAPBSET_DROP; linux/capability.h CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH.
+_PR_CAPBSET_DROP = 24
+_FILE_ACCESS_CAPS = (1, 2)
+
+
+def _like_another_user() -> Any:
+    """A preexec_fn under which the hook obeys file modes as another user would; None if not root."""
+    # Root reads and writes through any mode. The venv's interpreter lives under /root (0700), so
+    # a child switched to uid 65534 cannot even start; dropping the two capabilities that bypass
+    # modes from the bounding set leaves the exec'd hook with root's uid but none of them.
+    if os.geteuid() != 0:
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def drop() -> None:
+        for cap in _FILE_ACCESS_CAPS:
+            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+    return drop
+
+
+def test_held_a_policy_file_the_hook_cannot_read_does_not_run_the_call(tmp_path: Path) -> None:
+    policy = tmp_path / "p.toml"
+    policy.write_text("rules = []\n")  # read, this is a real allow (exit 0)
+    policy.chmod(0)
+    env = claude_env(ACP_POLICY=str(policy), ACP_FAIL_CLOSED="1")
+    result = run_raw(
+        CLAUDE_HOOK,
+        json.dumps(LS).encode(),
+        env,
+        capture_output=True,
+        preexec_fn=_like_another_user(),
+    )
+    assert result.returncode == 2 and b"cannot read the rule file" in result.stderr
+
+
+def test_held_an_audit_dir_the_hook_cannot_write_never_changes_the_answer(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    logs.chmod(0o500)
+    log = logs / "a.jsonl"
+    result = run_raw(
+        CLAUDE_HOOK,
+        json.dumps(RM).encode(),
+        claude_env(ACP_AUDIT_LOG=str(log)),
+        capture_output=True,
+        preexec_fn=_like_another_user(),
+    )
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert b"not written" in result.stderr and not log.exists()
