@@ -1521,6 +1521,9 @@ def test_r11_unicode_lookalikes_are_not_read_as_rm(command: str) -> None:
 def test_held_deadline_answers_a_judge_waiting_outside_python(judge: str) -> None:
     # capture_output reads both pipes to EOF: a held pipe would raise TimeoutExpired.
     env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
+    # Without coverage's subprocess hook: its exit-time save goes through SQLite too and waits
+    # for the judge's query, which no real hook process would do.
+    env = {k: v for k, v in env.items() if not k.startswith("COVERAGE_")}
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
     assert blocks("claude", result.returncode)
 

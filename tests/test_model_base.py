@@ -103,7 +103,8 @@ def test_the_deferred_dataclass_is_complete_at_its_first_use(use: str) -> None:
         "import sys\n"
         "from agent_control_plane_core import Verdict\n"
         "v = Verdict(decision='deny', reason='r')\n"
-        "assert 'dataclasses' not in sys.modules\n"
+        # Not yet a dataclass (under make test's coverage run the module itself may be loaded).
+        "assert '__dataclass_fields__' not in vars(Verdict)\n"
         "import dataclasses\n"
         f"{FIRST_USES[use]}\n"
         "assert dataclasses.is_dataclass(Verdict)\n"
