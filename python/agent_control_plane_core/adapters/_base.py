@@ -30,6 +30,7 @@ from ..contract import (
     canonical_tool,
     check_alias_targets,
     make_event,
+    present,
     rename_input_keys,
     to_object,
     version_key,
@@ -431,6 +432,25 @@ class _DeclarationView:
         if "exit_zero_block" in overlay:
             self.exit_zero_block = overlay["exit_zero_block"]
         self.features.update(overlay.get("features", {}))
+
+
+def model_text(verdict: Verdict, *, output: bool, context: bool) -> str:
+    """Text the model reads instead of a tool's result: reason, the replacement output, context.
+
+    Gemini's AfterTool deny reason and Codex's PostToolUse block reason both replace the output
+    (GM-6; Codex lab scenario redact), so a redaction and its context ride there, blank-joined.
+    """
+    parts = [verdict.reason] if present(verdict.reason) and verdict.reason else []
+    if output and present(verdict.mutated_output):
+        replacement = verdict.mutated_output
+        parts.append(
+            replacement
+            if isinstance(replacement, str)
+            else json.dumps(replacement, ensure_ascii=False)
+        )
+    if context and present(verdict.additional_context) and verdict.additional_context:
+        parts.append(verdict.additional_context)
+    return "\n\n".join(parts)
 
 
 def payload_fields(native: object) -> NativeFields:

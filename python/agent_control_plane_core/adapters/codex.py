@@ -19,7 +19,7 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_string
-from ._base import HostAdapter, payload_fields
+from ._base import HostAdapter, model_text, payload_fields
 
 __all__ = ["CodexAdapter", "codex_adapter"]
 
@@ -173,7 +173,8 @@ class CodexAdapter(HostAdapter):
             # output (lab scenarios redact and control_redact on 0.150.0 and 0.171.0), so the
             # replacement, and any context beside it, rides there. At exit 0: the tool already ran.
             body["decision"] = "block"
-            body["reason"] = _replacement_text(verdict) or reason
+            text = model_text(verdict, output=True, context=True)
+            body["reason"] = text if text.strip() else reason
         elif verdict.decision != Decisions.ALLOW:
             body["decision"] = "block"
             body["reason"] = reason
@@ -203,17 +204,6 @@ class CodexAdapter(HostAdapter):
                 "additionalContext": verdict.additional_context,
             }
         return body
-
-
-def _replacement_text(verdict: Verdict) -> str:
-    """What the model reads instead of the tool output: reason, replacement, then context."""
-    output = verdict.mutated_output
-    parts = [verdict.reason] if present(verdict.reason) and verdict.reason else []
-    parts.append(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False))
-    if present(verdict.additional_context) and verdict.additional_context:
-        parts.append(verdict.additional_context)
-    # CX-6: a block with a blank reason is voided; the caller falls back to the block reason.
-    return "\n\n".join(part for part in parts if part.strip())
 
 
 def _patch_input(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str] | None]:

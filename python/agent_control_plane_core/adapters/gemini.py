@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .._generated.constants import Decisions, EventKinds, PromptInputFields
@@ -11,7 +10,7 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present
-from ._base import HostAdapter, payload_fields
+from ._base import HostAdapter, model_text, payload_fields
 
 __all__ = ["GeminiAdapter", "gemini_adapter"]
 
@@ -96,18 +95,11 @@ class GeminiAdapter(HostAdapter):
 
     def _deny_text(self, verdict: Verdict, kind: str, redaction: bool) -> str | None:
         """The reason of a deny body; on AfterTool it is what the model reads instead of the result."""
-        parts = [verdict.reason] if present(verdict.reason) and verdict.reason else []
-        if redaction:
-            output = verdict.mutated_output
-            parts.append(
-                output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            )
-        if kind == EventKinds.POST_TOOL and present(verdict.additional_context):
-            # coreToolHookTriggers.ts @ 5411f113 returns the blocked result before reading context.
-            parts.append(verdict.additional_context)
-        if not parts:
+        # coreToolHookTriggers.ts @ 5411f113 returns the blocked result before reading context.
+        text = model_text(verdict, output=redaction, context=kind == EventKinds.POST_TOOL)
+        if not text:
             return verdict.reason if present(verdict.reason) else None
-        return "\n\n".join(parts)
+        return text
 
 
 gemini_adapter = GeminiAdapter()
