@@ -422,6 +422,7 @@ def _summary(outcomes: list[Outcome]) -> list[str]:
         BuiltFromFields,
         HostDeclarationFields,
     )
+    from agent_control_plane_core.contract import version_key
 
     lines = [
         "# Host compatibility matrix",
@@ -435,7 +436,10 @@ def _summary(outcomes: list[Outcome]) -> list[str]:
     for agent in sorted(AGENT_IDS):
         runs = [o for o in outcomes if o.host == agent]
         if runs:
-            versions = ", ".join(sorted({o.version for o in runs}, key=_version_key))
+            # Lab versions are exact (the lock is validated), so each has a key.
+            versions = ", ".join(
+                sorted({o.version for o in runs}, key=lambda v: version_key(v) or ())
+            )
             passed = sum(o.passed for o in runs)
             lines.append(
                 f"| {agent} | {versions} | lab-verified: {passed} of {len(runs)} runs match the"
@@ -458,10 +462,6 @@ def _summary(outcomes: list[Outcome]) -> list[str]:
         for host in sorted(set(pinned) - set(AGENT_IDS))
     ]
     return [*lines, ""]
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 def _rows(text: str) -> dict[tuple[str, str], tuple[str, str]]:

@@ -51,6 +51,12 @@ class HookRun:
         return json.loads(self.stdout)
 
 
+# Uninstrumented child: coverage's subprocess hook (make test runs under coverage) starts only when
+# this holds a configuration. Its os._exit patch saves data, through SQLite, before the exit, and
+# it imports modules the hook itself never does.
+NO_COVERAGE: dict[str, str] = {"COVERAGE_PROCESS_CONFIG": ""}
+
+
 def hook_env(agent: str, judge: str | None = None, **extra: str) -> dict[str, str]:
     """A clean environment for one hook run: no inherited ACP_ or Amp variables."""
     env = {

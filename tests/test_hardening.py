@@ -20,7 +20,7 @@ from agent_control_plane_core.install import InstallError, plan_install
 from agent_control_plane_core.runtime import entry_adapter, failure_response
 
 from hook_judges import HUGE_REASON
-from hook_runner import BIN, PRE_TOOL, TESTS_DIR, HookRun, hook_env, run_hook
+from hook_runner import BIN, NO_COVERAGE, PRE_TOOL, TESTS_DIR, HookRun, hook_env, run_hook
 
 ROOT = TESTS_DIR.parent
 EXAMPLE = ROOT / "examples" / "policy.toml"
@@ -1520,10 +1520,9 @@ def test_r11_unicode_lookalikes_are_not_read_as_rm(command: str) -> None:
 @pytest.mark.parametrize("judge", ["devnull_child_sleep", "sqlite_spins"])
 def test_held_deadline_answers_a_judge_waiting_outside_python(judge: str) -> None:
     # capture_output reads both pipes to EOF: a held pipe would raise TimeoutExpired.
-    env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
-    # Without coverage's subprocess hook: its exit-time save goes through SQLite too and waits
-    # for the judge's query, which no real hook process would do.
-    env = {k: v for k, v in env.items() if not k.startswith("COVERAGE_")}
+    # Uninstrumented: coverage's exit-time save goes through SQLite too and would wait for the
+    # judge's query, which no real hook process does.
+    env = claude_env(judge, ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500", **NO_COVERAGE)
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
     assert blocks("claude", result.returncode)
 

@@ -12,7 +12,7 @@ import pytest
 
 from agent_control_plane_core import AGENT_IDS
 
-from hook_runner import BLOCK_EXIT, PRE_TOOL
+from hook_runner import BLOCK_EXIT, NO_COVERAGE, PRE_TOOL
 
 FORBIDDEN = ("jsonschema", "referencing", "jinja2", "datamodel_code_generator", "pydantic")
 # Adapter modules a host's adapter subclasses (hosts speaking another host's protocol).
@@ -173,10 +173,9 @@ def _hook_process(
     entry = _acp_entry() if script == "acp" else _hook_entry_points()[script]
     out = tmp_path / "modules.txt"
     code = PROCESS_SCRIPT.format(out=str(out), argv0=argv[0], args=argv[1:], entry=entry)
-    # Without coverage's subprocess hook (make test runs under coverage): it imports what the
-    # hook itself never would, and this counts the hook's own modules.
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACP_", "COVERAGE_"))}
-    env.update(env_extra)
+    # Uninstrumented: this counts the hook's own modules, not coverage's.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACP_")}
+    env.update({**NO_COVERAGE, **env_extra})
     result = subprocess.run(
         [sys.executable, "-c", code], input=payload, capture_output=True, text=True, env=env
     )

@@ -21,6 +21,7 @@ from hook_runner import (
     BLOCK_EXIT,
     FAILURE_DENIES,
     FAILURE_EXIT,
+    NO_COVERAGE,
     PRE_TOOL,
     hook_env,
     run_hook,
@@ -144,9 +145,9 @@ def test_deadline_answers_with_the_failure_posture_while_the_judge_is_busy(
     agent: str, judge: str
 ) -> None:
     started = time.monotonic()
-    # Uninstrumented: coverage's os._exit patch saves data and would hold the exit until the
-    # judge returns, which is coverage's timing, not the hook's.
-    run = run_hook(agent, judge=judge, ACP_HOOK_TIMEOUT_MS="300", COVERAGE_PROCESS_CONFIG="")
+    # Uninstrumented: coverage's os._exit patch would hold the exit until the judge returns,
+    # which is coverage's timing, not the hook's.
+    run = run_hook(agent, judge=judge, ACP_HOOK_TIMEOUT_MS="300", **NO_COVERAGE)
     elapsed = time.monotonic() - started
     assert run.code == FAILURE_EXIT[agent]
     assert "ACP_HOOK_TIMEOUT_MS=300" in run.stderr

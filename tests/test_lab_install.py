@@ -115,13 +115,14 @@ def test_older_versions_are_in_the_requested_ranges() -> None:
 
 def test_declarations_name_the_versions_the_lab_drives() -> None:
     # A declaration's lab_pinned and lab_older are the lock's: the matrix shows those versions.
+    from agent_control_plane_core._generated.constants import HostDeclarationFields, VersionsFields
     from lab.run import declaration
 
     for host, entry in LOCK["hosts"].items():
-        versions = declaration(host).get("versions")
+        versions = declaration(host).get(HostDeclarationFields.VERSIONS)
         if versions is not None:
-            assert versions["lab_pinned"] == entry["version"], host
-            assert versions.get("lab_older", []) == entry["older"], host
+            assert versions[VersionsFields.LAB_PINNED] == entry["version"], host
+            assert versions.get(VersionsFields.LAB_OLDER, []) == entry["older"], host
 
 
 @pytest.mark.parametrize("host", sorted(REAL_OUTPUT))
