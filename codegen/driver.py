@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -93,28 +95,64 @@ def _datamodel_files(root_src: Path) -> dict[Path, bytes]:
 
 # Issue 13: at run time the generated @dataclass is _model_base.deferred_dataclass, which applies
 # dataclasses.dataclass on first use of the metadata, so a hook process never imports dataclasses
-# (and inspect, ast, dis, tokenize); type checkers read the standard decorator.
+# (and inspect, ast, dis, tokenize); type checkers read the standard decorator. The typing names
+# and Literal aliases are declared for type checkers and built on first use (_lazy_typing), so
+# it never imports typing either.
 _DATACLASS_IMPORT = "from dataclasses import dataclass\n"
 _BASE_IMPORT = "from agent_control_plane_core._model_base import "
+_TYPING_IMPORT = "from typing import "
 _DEFERRED_IMPORT = (
-    "\nif TYPE_CHECKING:\n"
+    "TYPE_CHECKING = False\n"
+    "if TYPE_CHECKING:\n"
     "    from dataclasses import dataclass\n"
+    "    from typing import {names}\n"
     "else:\n"
     "    from agent_control_plane_core._model_base import deferred_dataclass as dataclass\n"
 )
+_ALIAS = re.compile(r'^(\w+): TypeAlias = Literal\[(.*)\]$')
 
 
 def _defer_dataclass(body: str, name: str) -> str:
-    """Swap datamodel-code-generator's dataclass import for the deferred one (see above)."""
+    """Defer datamodel-code-generator's dataclass and typing imports (see above)."""
     lines = body.replace(_DATACLASS_IMPORT, "", 1).split("\n")
-    typing_at = [i for i, line in enumerate(lines) if line.startswith("from typing import ")]
+    typing_at = [i for i, line in enumerate(lines) if line.startswith(_TYPING_IMPORT)]
     base_at = [i for i, line in enumerate(lines) if line.startswith(_BASE_IMPORT)]
     if body.count(_DATACLASS_IMPORT) != 1 or len(typing_at) != 1 or len(base_at) != 1:
         raise SystemExit(f"codegen: {name} has not the imports the deferred dataclass expects")
-    names = lines[typing_at[0]].removeprefix("from typing import ")
-    lines[typing_at[0]] = f"from typing import TYPE_CHECKING, {names}"
-    lines.insert(base_at[0] + 1, _DEFERRED_IMPORT)
-    return "\n".join(lines)
+    names = lines[typing_at[0]].removeprefix(_TYPING_IMPORT)
+    deferred = _DEFERRED_IMPORT.format(names=names).split("\n")
+    lines[base_at[0] + 1 : base_at[0] + 1] = ["", *deferred[:-1]]
+    lines.insert(base_at[0], "from agent_control_plane_core._lazy_typing import lazy_aliases")
+    del lines[typing_at[0]]
+    out: list[str] = []
+    aliases: dict[str, tuple[Any, ...]] = {}
+    in_alias = False
+    for line in lines:
+        alias = _ALIAS.match(line)
+        if alias:
+            aliases[alias[1]] = ast.literal_eval(f"({alias[2]},)")
+            out += ["if TYPE_CHECKING:", "    " + line]
+            in_alias = True
+        elif in_alias and line and not line.startswith(("@", "class ")):
+            out.append("    " + line)  # the alias's docstring
+        else:
+            in_alias = in_alias and not line.startswith(("@", "class "))
+            out.append(line)
+    if not aliases and "TypeAlias" in body:
+        raise SystemExit(f"codegen: {name} has a TypeAlias that is not a Literal of values")
+    if not aliases:
+        out.remove("from agent_control_plane_core._lazy_typing import lazy_aliases")
+    text = "\n".join(out).rstrip("\n") + "\n"
+    if aliases:
+        entries = "".join(
+            f"            {json.dumps(k)}: ({', '.join(json.dumps(v) for v in vs)}{',' if len(vs) == 1 else ''}),\n"
+            for k, vs in aliases.items()
+        )
+        text += (
+            "\n\nif not TYPE_CHECKING:  # the aliases above, for who reads them at run time\n"
+            f"    __getattr__ = lazy_aliases(\n        globals(),\n        {{\n{entries}        }},\n    )\n"
+        )
+    return text
 
 
 def _py(value: Any) -> str:

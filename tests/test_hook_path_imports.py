@@ -126,8 +126,13 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
 # Issue 13: what a hook process must not load on any option path. dataclasses (and inspect, ast,
 # dis, tokenize, which it imports) waits for a caller that reads dataclass metadata; argparse,
 # pathlib and gettext belong to the rest of the CLI; tomllib is read only when the policy's
-# compiled cache is missing or stale.
+# compiled cache is missing or stale. typing (with contextlib and warnings, which it loads, as the
+# importlib package does) waits for a caller that reads an alias or evaluates an annotation.
 HEAVY = (
+    "typing",
+    "contextlib",
+    "warnings",
+    "importlib",
     "dataclasses",
     "inspect",
     "ast",
@@ -204,6 +209,18 @@ def test_plain_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "agent_control_plane_core.hooks" in modules
     assert _heavy(modules) == []
+
+
+def test_claude_hook_process_rules_out_other_senders_without_their_adapters(
+    tmp_path: Path,
+) -> None:
+    # XH-1: the Claude entry tells Cursor and Droid payloads apart by their declared
+    # sender_markers; a Claude Code call loads neither adapter to do so.
+    result, modules = _hook_process(tmp_path, ["acp-claude-hook"], {}, _shell_payload("ls"))
+    assert result.returncode == 0, result.stderr
+    assert "agent_control_plane_core.adapters._foreign" in modules
+    others = {f"agent_control_plane_core.adapters.{host}" for host in ("cursor", "factory")}
+    assert modules & others == set()
 
 
 def test_policy_hook_process_reads_the_compiled_cache_not_tomllib(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """agent-control-plane-core: one event shape and one verdict shape across coding-agent hosts."""
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from ._generated.constants import (
     CONTROL_PLANE_SCHEMA,
@@ -15,10 +15,14 @@ from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
-from .adapters import AGENT_IDS, Adapter, adapter_for, create_codex_adapter
+from .adapters import AGENT_IDS, adapter_for, create_codex_adapter
 from .contract import make_event, normalize_verdict, sanitize_verdict
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from .adapters._protocol import Adapter
     from .conformance import (
         ConformanceError,
         ConformanceReport,
@@ -59,6 +63,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "Adapter":  # a runtime Protocol needs typing, which a hook call never loads
+        from .adapters._protocol import Adapter
+
+        return Adapter
     if name in _LAZY:
         from . import conformance
 
@@ -67,4 +75,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | {"Adapter"})

@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Final, NoReturn
 
 from ._generated.models.native_response_schema import NativeResponse
 from ._plumbing import HookAnswer, HostPipes, put, write_response
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NoReturn
 
 __all__ = ["TIMEOUT_ENV", "Answer", "process_age", "timeout_seconds"]
 

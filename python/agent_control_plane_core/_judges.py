@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final
 
 from ._generated.constants import MODELED_TOOL_INPUT_KEYS, Decisions
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["Judge", "JudgeLoadError", "demo_judge", "load_judge"]
 
@@ -41,10 +44,13 @@ def load_judge(spec: str) -> Judge:
         raise JudgeLoadError(
             f"judge {spec!r} is not module:callable; write it like mypackage.policy:judge"
         )
-    import importlib
+    import sys
 
     try:
-        found: Any = importlib.import_module(module_name)
+        # __import__, not importlib.import_module: the importlib package loads warnings, which
+        # a hook process does not otherwise need (issue 13). The name is absolute here.
+        __import__(module_name)
+        found: Any = sys.modules[module_name]
     except Exception as exc:  # an import can fail in any way the judge's own code does
         raise JudgeLoadError(
             f"judge {spec!r}: cannot import {module_name!r} ({type(exc).__name__}: {exc});"

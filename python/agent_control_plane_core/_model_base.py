@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import _thread
 import enum
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
+from collections.abc import Mapping
+
+from ._lazy_typing import materialize
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Final, TypeVar
+
+    _M = TypeVar("_M", bound="ContractModel")
+    _T = TypeVar("_T", bound=type)
 
 __all__ = ["ABSENT", "Absent", "ContractModel", "deferred_dataclass"]
-
-_M = TypeVar("_M", bound="ContractModel")
-_T = TypeVar("_T", bound=type)
 
 # Issue 13: `import dataclasses` loads inspect, ast, dis and tokenize, about half the cost of a
 # hook process above the floor. The generated classes carry their own __init__, __repr__, __eq__
@@ -53,6 +59,31 @@ def _complete(cls: type) -> bool:
         return True
 
 
+# Filled lazily per class: field name -> nested model class, resolved once from annotations. A
+# module global, not a class attribute: get_type_hints reads ContractModel's own annotations too.
+_NESTED: dict[type, dict[str, type[ContractModel]]] = {}
+
+
+class _Annotations(dict):  # type: ignore[type-arg]
+    """A generated class's annotations: its module's typing names are built before they are read."""
+
+    # typing.get_type_hints and dataclasses read items(), inspect.get_annotations iterates; the
+    # names the annotation strings use (the Literal aliases, Any) exist from then on (_lazy_typing).
+    __slots__ = ("module",)
+
+    def __init__(self, annotations: Mapping[str, Any], module: str) -> None:
+        super().__init__(annotations)
+        self.module = module
+
+    def items(self) -> Any:
+        materialize(self.module)
+        return super().items()
+
+    def __iter__(self) -> Any:
+        materialize(self.module)
+        return super().__iter__()
+
+
 class _ModelType(type):
     """Metaclass of ContractModel: completes a deferred dataclass when its metadata is read."""
 
@@ -87,8 +118,6 @@ class ContractModel(metaclass=_ModelType):
     """Gives a generated dataclass to_dict() and from_dict() in the contract's JSON shape."""
 
     __slots__ = ()
-    # Filled lazily per class: field name -> nested model class, resolved once from annotations.
-    _nested_cache: ClassVar[dict[type, dict[str, type[ContractModel]]]] = {}
 
     if not TYPE_CHECKING:  # runtime only: a type checker must still refuse an unknown attribute
 
@@ -96,6 +125,9 @@ class ContractModel(metaclass=_ModelType):
             # A class built on a generated one (a user's @dataclass subclass) reads its bases'
             # dataclass fields while it is being made: they must be complete by then.
             _complete(cls)
+            annotations = cls.__dict__.get("__annotations__")  # noqa: RUF063 (inspect is heavy)
+            if annotations:
+                cls.__annotations__ = _Annotations(annotations, cls.__module__)
             super().__init_subclass__(**kwargs)
 
         def __getattr__(self, name: str) -> Any:
@@ -170,7 +202,7 @@ class ContractModel(metaclass=_ModelType):
 
     @classmethod
     def _nested_models(cls) -> dict[str, type[ContractModel]]:
-        cached = ContractModel._nested_cache.get(cls)
+        cached = _NESTED.get(cls)
         if cached is None:
             import typing
 
@@ -180,5 +212,5 @@ class ContractModel(metaclass=_ModelType):
                 for key, hint in hints.items()
                 if isinstance(hint, type) and issubclass(hint, ContractModel)
             }
-            ContractModel._nested_cache[cls] = cached
+            _NESTED[cls] = cached
         return cached

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
-from typing import Final
 
 from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
 from .contract import json_bytes, unreadable_as_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "DIRECT",
@@ -100,8 +102,10 @@ class HostPipes:
     def judge_output(self) -> bytes:
         """What the judge wrote to fds 1 and 2, cut to the relay limit."""
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # a judge may have closed or replaced them
+            try:  # a judge may have closed or replaced them
                 stream.flush()
+            except Exception:
+                pass
         if self.sink is None:
             return b""
         try:
@@ -131,12 +135,16 @@ def isolate_host_pipes() -> HostPipes:
     # host parses (M1); the hook relays the sink to the host's stderr when it answers.
     target = pipes.sink
     if target is None:
-        with contextlib.suppress(OSError):
+        try:
             target = os.open(os.devnull, os.O_WRONLY)
+        except OSError:
+            pass
     for fd in (1, 2):
         if target is not None:
-            with contextlib.suppress(OSError):
+            try:
                 os.dup2(target, fd)
+            except OSError:
+                pass
     return pipes
 
 
@@ -147,8 +155,10 @@ def open_sink() -> int | None:
     fd = None
     unnamed = getattr(os, "O_TMPFILE", 0)
     if unnamed:
-        with contextlib.suppress(OSError):
+        try:
             fd = os.open(folder, flags | unnamed, 0o600)
+        except OSError:
+            pass
     if fd is None:
         name = os.path.join(folder, f".acp-judge-{os.getpid()}-{time.monotonic_ns()}")
         try:

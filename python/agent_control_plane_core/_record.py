@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ._generated.constants import Decisions, ToolCallEventFields, VerdictFields
-from .adapters import Adapter
 from .contract import normalize_verdict
+
+if TYPE_CHECKING:
+    from .adapters import Adapter
 
 # The scenarios every recorded case gets (N34): the three decisions, with a reason, so the file
 # pins the allow, the block and the ask (or its escalation) of each payload.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "PARSE_LIMIT_CHARS",
@@ -222,8 +224,10 @@ def parse_script(text: str) -> Parsed:
     if len(text) > PARSE_LIMIT_CHARS:
         state.problem(f"longer than {PARSE_LIMIT_CHARS} characters; the rest was not split")
         text = text[:PARSE_LIMIT_CHARS]
-    with contextlib.suppress(_Stop):
+    try:
         _script(text, state, 0, ())
+    except _Stop:
+        pass
     return Parsed(tuple(state.commands), tuple(state.problems))
 
 
@@ -231,8 +235,10 @@ def parse_argv(argv: list[str]) -> Parsed:
     """The simple commands of a command given as an argument vector (Codex's list form)."""
     state = _State(PARSE_LIMIT_CHARS)
     words = [_Word(word, False) for word in argv]
-    with contextlib.suppress(_Stop):
+    try:
         _simple(words, state, 0, (), (), "", False)
+    except _Stop:
+        pass
     return Parsed(tuple(state.commands), tuple(state.problems))
 
 

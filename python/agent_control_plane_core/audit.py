@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Final
 
 from ._generated.constants import AuditRecordFields, ToolCallEventFields, VerdictFields
 from ._generated.models.native_response_schema import NativeResponse
@@ -17,6 +15,10 @@ from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT
 from ._plumbing import write_all as _write_all
 from .contract import json_bytes, to_object, to_string
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 
@@ -96,8 +98,10 @@ def append_line(path: str, record: dict[str, Any]) -> None:
             # back short (a full disk, a signal) from being interleaved with another process's line.
             _write_all(fd, data)
         except BaseException:
-            with contextlib.suppress(OSError):
+            try:
                 os.ftruncate(fd, end)  # M8: never leave a torn record for the next one to join
+            except OSError:
+                pass
             raise
     finally:
         os.close(fd)  # closing the descriptor releases the lock

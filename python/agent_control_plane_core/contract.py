@@ -5,19 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeGuard
 
 from ._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
     SCHEMA_VERSION,
     TOOL_ALIASES,
     VERDICT_FIELD_TYPES,
-    CallClass,
     CallClasses,
-    CoverageStatus,
-    Decision,
     Decisions,
-    EventKind,
     EventKinds,
     IntegrationModes,
     VerdictFields,
@@ -26,6 +21,12 @@ from ._generated.constants import (
 from ._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ABSENT, Absent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, TypeGuard
+
+    from ._generated.constants import CallClass, CoverageStatus, Decision, EventKind
 
 __all__ = [
     "block_reason",

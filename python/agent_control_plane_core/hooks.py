@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NoReturn
 
 from ._generated.hosts import HOST_IDS
 from .runtime import entry_adapter, run_hook_entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 # One <agent>_main per declared host: a new host's console script needs no edit here.
 __all__ = sorted(["main_for", *(f"{agent}_main" for agent in HOST_IDS)])

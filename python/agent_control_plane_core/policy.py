@@ -7,23 +7,18 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
-from typing import Any, Final, NamedTuple
 
 from ._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
     CallClasses,
     ContentFields,
-    Decision,
     Decisions,
-    EventKind,
     EventKinds,
     PolicyCommandFields,
     PolicyFields,
     PolicyRewriteFields,
     PolicyRuleFields,
-    UnparsedOutcome,
     UnparsedOutcomes,
-    UnrenderedDecision,
     UnrenderedDecisions,
 )
 from ._generated.models.tool_call_event_schema import ToolCallEvent
@@ -31,6 +26,13 @@ from ._generated.models.verdict_schema import Verdict
 from ._judges import JudgeLoadError
 from ._model_base import ABSENT
 from .contract import call_class, present
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any, Final
+
+    from ._generated.constants import Decision, EventKind, UnparsedOutcome, UnrenderedDecision
 
 __all__ = [
     "MATCH_LIMIT_BYTES",
@@ -179,12 +181,31 @@ class _Rule:
         self.on_unrendered = on_unrendered
 
 
-class Explanation(NamedTuple):
+class Explanation:
     """Which rule decided a call (None: no rule matched), the verdict, and why the rule matched."""
 
-    rule: str | None
-    verdict: Verdict
-    why: tuple[str, ...]
+    # A slotted class, not a NamedTuple: the policy judge builds one per call, and a NamedTuple
+    # needs typing, which a hook process does not load (issue 13). It unpacks like one.
+    __slots__ = ("rule", "verdict", "why")
+
+    def __init__(self, rule: str | None, verdict: Verdict, why: tuple[str, ...]) -> None:
+        self.rule = rule
+        self.verdict = verdict
+        self.why = why
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.rule, self.verdict, self.why))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Explanation):
+            return NotImplemented
+        return (self.rule, self.verdict, self.why) == (other.rule, other.verdict, other.why)
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.verdict, self.why))
+
+    def __repr__(self) -> str:
+        return f"Explanation(rule={self.rule!r}, verdict={self.verdict!r}, why={self.why!r})"
 
 
 class PolicyJudge:

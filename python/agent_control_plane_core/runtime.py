@@ -7,7 +7,6 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any, Final, NoReturn
 
 from ._deadline import TIMEOUT_ENV, Answer, process_age, timeout_seconds
 from ._generated.constants import (
@@ -15,7 +14,6 @@ from ._generated.constants import (
     Decisions,
     EventKinds,
     IntegrationModes,
-    UnrenderedPosture,
     UnrenderedPostures,
     VerdictFields,
 )
@@ -34,8 +32,14 @@ from ._plumbing import (
     write_all,
     write_response,
 )
-from .adapters import Adapter
 from .contract import block_reason, json_bytes, present, sanitize_verdict, unreadable_as_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, NoReturn
+
+    from ._generated.constants import UnrenderedPosture
+    from .adapters import Adapter
 
 __all__ = [
     "AUDIT_ENV",
@@ -256,7 +260,7 @@ def _sender_adapter(
         return adapter
     from .adapters._foreign import foreign_host
 
-    host = foreign_host(payload)
+    host = foreign_host(payload, adapter.AGENT)
     if host is None:
         return adapter
     other = entry_adapter(host, environ)

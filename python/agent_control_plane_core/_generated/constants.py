@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, TypeAlias
+
+from .._lazy_typing import lazy_aliases
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
 
 SCHEMA_VERSION: Final = 1
 """Wire version of the contract (ToolCallEvent.schema_version)."""
@@ -20,8 +25,9 @@ CONTROL_PLANE_SCHEMA: Final = "control-plane/v1"
 """Name of the schema folder this package implements."""
 
 
-UnrenderedPosture: TypeAlias = Literal["deny", "note", "allow"]
-"""What a hook entry does when a verdict asks for content the host cannot carry on that event (ACP_ON_UNRENDERED): deny the call where it can still be stopped, note it on stderr, or allow it silently."""
+if TYPE_CHECKING:
+    UnrenderedPosture: TypeAlias = Literal["deny", "note", "allow"]
+    """What a hook entry does when a verdict asks for content the host cannot carry on that event (ACP_ON_UNRENDERED): deny the call where it can still be stopped, note it on stderr, or allow it silently."""
 
 
 class UnrenderedPostures:
@@ -33,8 +39,9 @@ class UnrenderedPostures:
     ALLOW: Final = "allow"
 
 
-CallClass: TypeAlias = Literal["builtin", "mcp", "subagent", "resumed"]
-"""Where a tool call comes from: a host builtin, an MCP server, a subagent, or a resumed session."""
+if TYPE_CHECKING:
+    CallClass: TypeAlias = Literal["builtin", "mcp", "subagent", "resumed"]
+    """Where a tool call comes from: a host builtin, an MCP server, a subagent, or a resumed session."""
 
 
 class CallClasses:
@@ -47,8 +54,9 @@ class CallClasses:
     RESUMED: Final = "resumed"
 
 
-CoverageStatus: TypeAlias = Literal["covered", "partial", "uncovered", "unknown"]
-"""Whether the hook fires and can block for a class of call: fully, for some tools only, not at all, or not known."""
+if TYPE_CHECKING:
+    CoverageStatus: TypeAlias = Literal["covered", "partial", "uncovered", "unknown"]
+    """Whether the hook fires and can block for a class of call: fully, for some tools only, not at all, or not known."""
 
 
 class CoverageStatuses:
@@ -61,8 +69,9 @@ class CoverageStatuses:
     UNKNOWN: Final = "unknown"
 
 
-VetoingCoverage: TypeAlias = Literal["covered", "partial"]
-"""Coverage statuses under which a block on a gated kind is honoured."""
+if TYPE_CHECKING:
+    VetoingCoverage: TypeAlias = Literal["covered", "partial"]
+    """Coverage statuses under which a block on a gated kind is honoured."""
 
 
 class VetoingCoverages:
@@ -73,8 +82,9 @@ class VetoingCoverages:
     PARTIAL: Final = "partial"
 
 
-UnparsedOutcome: TypeAlias = Literal["match", "no_match"]
-"""Whether input the judge cannot read completely counts as a match of a deny or ask rule."""
+if TYPE_CHECKING:
+    UnparsedOutcome: TypeAlias = Literal["match", "no_match"]
+    """Whether input the judge cannot read completely counts as a match of a deny or ask rule."""
 
 
 class UnparsedOutcomes:
@@ -85,8 +95,9 @@ class UnparsedOutcomes:
     NO_MATCH: Final = "no_match"
 
 
-UnrenderedDecision: TypeAlias = Literal["deny", "allow"]
-"""What a rule does when its rewrite cannot reach the host: deny, or allow the rule's own decision without the rewrite."""
+if TYPE_CHECKING:
+    UnrenderedDecision: TypeAlias = Literal["deny", "allow"]
+    """What a rule does when its rewrite cannot reach the host: deny, or allow the rule's own decision without the rewrite."""
 
 
 class UnrenderedDecisions:
@@ -97,8 +108,9 @@ class UnrenderedDecisions:
     ALLOW: Final = "allow"
 
 
-EventKind: TypeAlias = Literal["pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"]
-"""The event kinds the contract models."""
+if TYPE_CHECKING:
+    EventKind: TypeAlias = Literal["pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"]
+    """The event kinds the contract models."""
 
 
 class EventKinds:
@@ -112,8 +124,9 @@ class EventKinds:
     UNKNOWN: Final = "unknown"
 
 
-IntegrationMode: TypeAlias = Literal["external_hook", "in_process", "observe_only"]
-"""How the guardrail is attached to the host: an external hook process, code inside the host, or a channel that can only watch."""
+if TYPE_CHECKING:
+    IntegrationMode: TypeAlias = Literal["external_hook", "in_process", "observe_only"]
+    """How the guardrail is attached to the host: an external hook process, code inside the host, or a channel that can only watch."""
 
 
 class IntegrationModes:
@@ -125,8 +138,9 @@ class IntegrationModes:
     OBSERVE_ONLY: Final = "observe_only"
 
 
-StandardMetaField: TypeAlias = Literal["session_id", "cwd", "permission_mode", "transcript_path"]
-"""Names of the optional meta fields copied from the native payload when their value is a string."""
+if TYPE_CHECKING:
+    StandardMetaField: TypeAlias = Literal["session_id", "cwd", "permission_mode", "transcript_path"]
+    """Names of the optional meta fields copied from the native payload when their value is a string."""
 
 
 class StandardMetaFields:
@@ -139,8 +153,9 @@ class StandardMetaFields:
     TRANSCRIPT_PATH: Final = "transcript_path"
 
 
-ContentField: TypeAlias = Literal["mutated_input", "mutated_output", "additional_context"]
-"""Verdict fields that carry content to the host, each of which a host may have no channel for."""
+if TYPE_CHECKING:
+    ContentField: TypeAlias = Literal["mutated_input", "mutated_output", "additional_context"]
+    """Verdict fields that carry content to the host, each of which a host may have no channel for."""
 
 
 class ContentFields:
@@ -152,8 +167,9 @@ class ContentFields:
     ADDITIONAL_CONTEXT: Final = "additional_context"
 
 
-Decision: TypeAlias = Literal["allow", "deny", "ask"]
-"""The three decisions a guardrail can make."""
+if TYPE_CHECKING:
+    Decision: TypeAlias = Literal["allow", "deny", "ask"]
+    """The three decisions a guardrail can make."""
 
 
 class Decisions:
@@ -182,7 +198,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "features", "versions", "built_from", "version_facts", "notes", "block_response")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "features", "versions", "built_from", "version_facts", "notes", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -199,6 +215,7 @@ class HostDeclarationFields:
     FAILURE_RESPONSE: Final = "failure_response"
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
     BLOCK_ENDS_RUN: Final = "block_ends_run"
+    SENDER_MARKERS: Final = "sender_markers"
     FEATURES: Final = "features"
     VERSIONS: Final = "versions"
     BUILT_FROM: Final = "built_from"
@@ -445,3 +462,21 @@ TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"run_shell_command": 
 
 VERDICT_FIELD_TYPES: Final[Mapping[str, str]] = MappingProxyType({"additional_context": "string", "mutated_input": "object", "reason": "string"})
 """Verdict fields with a fixed JSON type, and that type (the typed properties of verdict.schema.json)."""
+
+if not TYPE_CHECKING:  # the aliases above, for who reads them at run time (_lazy_typing)
+    __getattr__ = lazy_aliases(
+        globals(),
+        {
+            "UnrenderedPosture": ("deny", "note", "allow"),
+            "CallClass": ("builtin", "mcp", "subagent", "resumed"),
+            "CoverageStatus": ("covered", "partial", "uncovered", "unknown"),
+            "VetoingCoverage": ("covered", "partial"),
+            "UnparsedOutcome": ("match", "no_match"),
+            "UnrenderedDecision": ("deny", "allow"),
+            "EventKind": ("pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"),
+            "IntegrationMode": ("external_hook", "in_process", "observe_only"),
+            "StandardMetaField": ("session_id", "cwd", "permission_mode", "transcript_path"),
+            "ContentField": ("mutated_input", "mutated_output", "additional_context"),
+            "Decision": ("allow", "deny", "ask"),
+        },
+    )

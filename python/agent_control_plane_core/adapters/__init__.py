@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any, Final
+import sys
 
 from .._generated.hosts import HOST_IDS
-from ._base import Adapter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+    from ._protocol import Adapter
 
 __all__ = [
     "AGENT_IDS",
@@ -29,6 +33,8 @@ _REGISTERED: dict[str, Adapter] = {}
 
 def register_adapter(adapter: Adapter) -> None:
     """Make an adapter shipped outside this package known to adapter_for, acp and run_hook_entry."""
+    from ._protocol import Adapter
+
     if not isinstance(adapter, Adapter):
         raise TypeError(f"register_adapter: {adapter!r} does not provide the Adapter protocol")
     agent = adapter.AGENT
@@ -49,7 +55,10 @@ def adapter_for(agent: str, **options: Any) -> Adapter:
             )
         return adapter.configure(**options) if options else adapter
     # Import only the host asked for: the hook path loads one adapter module.
-    module = importlib.import_module(f"{__name__}.{agent}")
+    # __import__, not importlib.import_module: the importlib package loads warnings (issue 13).
+    name = f"{__name__}.{agent}"
+    __import__(name)
+    module = sys.modules[name]
     shipped: Adapter = getattr(module, f"{agent}_adapter")
     return shipped.configure(**options) if options else shipped
 
@@ -86,3 +95,12 @@ def _from_environment(agent: str, environ: Any = None, **options: Any) -> Adapte
 def create_codex_adapter(version: str | None = None) -> Adapter:
     """Return the Codex adapter for the Codex version the launcher pins (None: every supported version)."""
     return adapter_for("codex", codex_version=version)
+
+
+def __getattr__(name: str) -> Any:
+    # The Adapter protocol needs typing at run time; a hook call only annotates with it.
+    if name == "Adapter":
+        from ._protocol import Adapter
+
+        return Adapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,21 +1,15 @@
-"""Shared adapter machinery: the Adapter protocol, declaration-backed attributes and event building."""
+"""Shared adapter machinery: declaration-backed attributes and event building."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from typing import Any, ClassVar, Final, Protocol, runtime_checkable
 
 from .._generated.constants import (
-    CallClass,
     CallClasses,
-    ContentField,
-    CoverageStatus,
     Decisions,
-    EventKind,
     EventKinds,
-    IntegrationMode,
     IntegrationModes,
     StandardMetaFields,
 )
@@ -38,35 +32,19 @@ from ..contract import (
     window_holds,
 )
 
-__all__ = ["Adapter", "HostAdapter", "NativeFields"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Final
 
+    from .._generated.constants import (
+        CallClass,
+        ContentField,
+        CoverageStatus,
+        EventKind,
+        IntegrationMode,
+    )
 
-@runtime_checkable
-class Adapter(Protocol):
-    """What every host adapter provides (contract.md §4)."""
-
-    AGENT: str
-    INTEGRATION_MODE: IntegrationMode
-    COVERAGE: Mapping[CallClass, CoverageStatus]
-    UNRENDERED_FIELDS: Mapping[EventKind, frozenset[ContentField]]
-    NATIVE_ASK_TIER: bool
-    NATIVE_EVENT_FOR: Mapping[EventKind, str]
-    DEFAULT_BLOCK_REASON: str
-    FAILURE_EXIT_CODE: int
-
-    def parse(self, native: object) -> ToolCallEvent:
-        """Turn a raw hook payload into a ToolCallEvent; never raises."""
-        ...
-
-    def render(
-        self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
-    ) -> NativeResponse:
-        """Turn a verdict into the host's whole native response."""
-        ...
-
-    def configure(self, **options: Any) -> Adapter:
-        """Return a new adapter with these options; unknown options raise."""
-        ...
+__all__ = ["HostAdapter", "NativeFields"]
 
 
 class NativeFields:

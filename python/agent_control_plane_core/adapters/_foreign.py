@@ -1,21 +1,33 @@
-"""Which other host sent a payload to a Claude-protocol hook entry (host-findings XH-1)."""
+"""Which other host sent a payload to a hook entry that other hosts also run (host-findings XH-1)."""
 
 from __future__ import annotations
 
-from typing import Any
+from .._generated.hosts import SENDER_MARKERS
 
-__all__ = ["foreign_host"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def foreign_host(payload: Any) -> str | None:
-    """The host id of a Cursor or Droid payload that reached the Claude entry, else None."""
+__all__ = ["foreign_host", "receives_foreign_payloads"]
+
+
+def receives_foreign_payloads(agent: str) -> bool:
+    """Whether another host runs agent's hook configuration (a declared sender_markers entry)."""
+    return agent in SENDER_MARKERS
+
+
+def foreign_host(payload: Any, entry: str = "claude") -> str | None:
+    """The id of the host whose sender_markers match a payload entry's hook received, else None."""
     if not isinstance(payload, dict):
         return None
-    # Lazy: the Claude hook path loads another adapter module only when it is asked.
-    from .cursor import sent_by_cursor
-
-    if sent_by_cursor(payload):
-        return "cursor"
-    from .factory import sent_by_droid
-
-    return "factory" if sent_by_droid(payload) else None
+    # Read from the declarations, not the senders' adapters: the Claude entry runs on every
+    # Claude Code tool call and must not load Cursor's and Droid's modules to rule them out.
+    for host, string_fields, field_values in SENDER_MARKERS.get(entry, ()):
+        if any(isinstance(payload.get(key), str) for key in string_fields):
+            return host
+        for key, values in field_values.items():
+            value = payload.get(key)
+            if isinstance(value, str) and value in values:
+                return host
+    return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .._generated.constants import Decisions, EventKinds, StandardMetaFields
 from .._generated.hosts import amp as declaration
@@ -12,6 +11,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import to_string
 from ._base import HostAdapter, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["AmpAdapter", "amp_adapter"]
 

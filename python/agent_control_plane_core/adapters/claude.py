@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
-
 from .._generated.constants import (
     ContentFields,
     Decisions,
@@ -16,6 +14,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import make_event, present, to_string, unreadable_as_json
 from ._base import HostAdapter, NativeFields, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Final
 
 __all__ = ["ClaudeAdapter", "claude_adapter"]
 

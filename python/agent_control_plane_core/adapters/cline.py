@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
-
 from .._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
     ContentFields,
@@ -18,6 +16,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_string
 from ._base import HostAdapter, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["ClineAdapter", "cline_adapter"]
 

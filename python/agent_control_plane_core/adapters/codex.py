@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Final
 
 from .._generated.constants import (
     ContentFields,
@@ -20,6 +19,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_string
 from ._base import HostAdapter, model_text, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["CodexAdapter", "codex_adapter"]
 

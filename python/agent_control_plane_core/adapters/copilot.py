@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Final
 
 from .._generated.constants import (
     ContentFields,
@@ -18,6 +17,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_object
 from ._base import HostAdapter, NativeFields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["CopilotAdapter", "copilot_adapter"]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
-
 from .._generated.constants import ContentFields, Decisions, EventKinds
 from .._generated.hosts import crush as declaration
 from .._generated.models.native_response_schema import NativeResponse
@@ -11,6 +9,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_string
 from ._base import HostAdapter, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["CrushAdapter", "crush_adapter"]
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Final
 
 from .._generated.constants import Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import cursor as declaration
@@ -14,7 +12,11 @@ from .._generated.models.verdict_schema import Verdict
 from ..contract import make_event, present, to_string
 from ._base import HostAdapter, payload_fields
 
-__all__ = ["CursorAdapter", "cursor_adapter", "sent_by_cursor"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+__all__ = ["CursorAdapter", "cursor_adapter"]
 
 # Events that name their tool by the event itself (cursor.com/docs/hooks): the flat shell command
 # is Cursor's Shell tool, the file read its Read tool.
@@ -178,13 +180,6 @@ def _mcp_tool(native_tool: str | None, server: object) -> str | None:
     if isinstance(server, str) and server and name:
         return _MCP_NAME.format(server=server, tool=name)
     return None
-
-
-def sent_by_cursor(payload: Mapping[str, Any]) -> bool:
-    """Whether a payload another host's entry received was sent by Cursor (XH-1)."""
-    # Cursor runs the hooks of .claude/settings.json too; its payloads carry cursor_version and
-    # conversation_id, fields Claude Code never sends (cursor.com/docs/hooks, common input).
-    return any(isinstance(payload.get(key), str) for key in ("cursor_version", "conversation_id"))
 
 
 cursor_adapter = CursorAdapter()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, Final
 
 from .._generated.constants import MODELED_TOOL_INPUT_KEYS
 from .._generated.hosts import factory as declaration
@@ -12,11 +10,13 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from ._base import NativeFields
 from .claude import ClaudeAdapter, rebuilt
 
-__all__ = ["FactoryAdapter", "factory_adapter", "sent_by_droid"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+__all__ = ["FactoryAdapter", "factory_adapter"]
 
 # Droid's permission modes, none of which Claude Code sends (host-findings XH-1).
-_DROID_MODES: Final = frozenset({"off", "spec", "auto-low", "auto-medium", "auto-high"})
-
 # Droid's patch tool: tool_input {input: "<patch>"} with "*** Add/Update/Delete File: <path>"
 # headers, the ones its 0.225.2 bundle parses for sandbox file checks (hosts/factory.json, FD-3).
 _PATCH_TOOL: Final = "ApplyPatch"
@@ -77,12 +77,6 @@ def _only_adds(patch: str) -> bool:
     """Whether the patch has headers and every one of them adds a file."""
     kinds = [match.group(1) for match in _PATCH_HEADER.finditer(patch)]
     return bool(kinds) and all(kind == _ADD for kind in kinds)
-
-
-def sent_by_droid(payload: Mapping[str, Any]) -> bool:
-    """Whether a payload the Claude entry received was sent by Droid, which imports Claude hooks."""
-    mode = payload.get("permission_mode")
-    return isinstance(mode, str) and mode in _DROID_MODES
 
 
 factory_adapter = FactoryAdapter()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._generated.constants import Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import gemini as declaration
 from .._generated.models.native_response_schema import NativeResponse
@@ -11,6 +9,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present
 from ._base import HostAdapter, model_text, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["GeminiAdapter", "gemini_adapter"]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
-
 from .._generated.constants import MODELED_TOOL_INPUT_KEYS, Decisions
 from .._generated.hosts import kiro as declaration
 from .._generated.models.native_response_schema import NativeResponse
@@ -11,6 +9,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import check_alias_targets, make_event, to_string
 from .gemini import GeminiAdapter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["KiroAdapter", "kiro_adapter"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Final
 
 from .._generated.constants import ContentFields, Decisions, EventKinds, StandardMetaFields
 from .._generated.hosts import opencode as declaration
@@ -12,6 +11,10 @@ from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, rename_input_keys, to_object
 from ._base import HostAdapter, NativeFields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["OpencodeAdapter", "opencode_adapter"]
 

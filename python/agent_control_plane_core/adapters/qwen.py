@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._generated.constants import ContentFields, Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import qwen as declaration
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from .claude import ClaudeAdapter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["QwenAdapter", "qwen_adapter"]
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
-
 from .._generated.constants import Decisions, EventKinds, PromptInputFields
 from .._generated.hosts import windsurf as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ._base import HostAdapter, payload_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["WindsurfAdapter", "windsurf_adapter"]
 

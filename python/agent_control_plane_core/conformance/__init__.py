@@ -32,7 +32,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..adapters._base import Adapter
+from ..adapters._protocol import Adapter
 from ._common import (
     RULE_IDS,
     RULES,

@@ -15,7 +15,7 @@ from .._generated.constants import (
 )
 from .._generated.models.verdict_schema import Verdict
 from .._model_base import ABSENT
-from ..adapters._base import Adapter
+from ..adapters._protocol import Adapter
 from ..contract import coverage_allows_veto
 from ._common import (
     _ENFORCED_DENY,

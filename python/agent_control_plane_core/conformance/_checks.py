@@ -14,7 +14,7 @@ from .._generated.constants import (
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from ..adapters._base import Adapter
+from ..adapters._protocol import Adapter
 from ._common import (
     ConformanceError,
     _fixture_cases,

@@ -10,7 +10,7 @@ from .._generated.constants import (
     EventKinds,
     IntegrationModes,
 )
-from ..adapters._base import Adapter
+from ..adapters._protocol import Adapter
 from ._checks import _Checks
 from ._common import (
     _unrendered_problem,

@@ -13,7 +13,7 @@ from .._generated.constants import (
     NativeResponseFields,
 )
 from .._generated.models.tool_call_event_schema import EventMeta
-from ..adapters._base import Adapter
+from ..adapters._protocol import Adapter
 from ..contract import make_event
 from ._common import (
     _DRIFT_EVENT,

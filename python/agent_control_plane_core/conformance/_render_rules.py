@@ -13,7 +13,7 @@ from .._generated.constants import (
 )
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from ..adapters._base import Adapter
+from ..adapters._protocol import Adapter
 from ._checks import _Checks
 from ._common import (
     _PROBE_VALUES,

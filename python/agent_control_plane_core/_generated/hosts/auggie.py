@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
-from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+    from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
 
 AGENT: Final = "auggie"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"

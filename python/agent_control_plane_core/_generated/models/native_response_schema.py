@@ -6,15 +6,15 @@
 from __future__ import annotations
 
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Any
 
 from agent_control_plane_core._model_base import ABSENT, Absent, ContractModel
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from typing import Any
 else:
     from agent_control_plane_core._model_base import deferred_dataclass as dataclass
-
 
 from . import tool_call_event_schema
 

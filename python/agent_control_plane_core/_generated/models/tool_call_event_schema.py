@@ -6,32 +6,36 @@
 from __future__ import annotations
 
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from agent_control_plane_core._lazy_typing import lazy_aliases
 from agent_control_plane_core._model_base import ABSENT, Absent, ContractModel
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from typing import Any, Literal, TypeAlias
 else:
     from agent_control_plane_core._model_base import deferred_dataclass as dataclass
 
-
-EventKind: TypeAlias = Literal["pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"]
-"""
-The event kinds the contract models.
-"""
-
-
-IntegrationMode: TypeAlias = Literal["external_hook", "in_process", "observe_only"]
-"""
-How the guardrail is attached to the host: an external hook process, code inside the host, or a channel that can only watch.
-"""
+if TYPE_CHECKING:
+    EventKind: TypeAlias = Literal["pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"]
+    """
+    The event kinds the contract models.
+    """
 
 
-StandardMetaField: TypeAlias = Literal["session_id", "cwd", "permission_mode", "transcript_path"]
-"""
-Names of the optional meta fields copied from the native payload when their value is a string.
-"""
+if TYPE_CHECKING:
+    IntegrationMode: TypeAlias = Literal["external_hook", "in_process", "observe_only"]
+    """
+    How the guardrail is attached to the host: an external hook process, code inside the host, or a channel that can only watch.
+    """
+
+
+if TYPE_CHECKING:
+    StandardMetaField: TypeAlias = Literal["session_id", "cwd", "permission_mode", "transcript_path"]
+    """
+    Names of the optional meta fields copied from the native payload when their value is a string.
+    """
 
 
 @dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
@@ -260,3 +264,14 @@ class ToolCallEvent(ContractModel):
     def __hash__(self) -> int:
         """The hash of the field values, as a frozen dataclass hashes."""
         return hash((self.schema_version, self.event, self.tool, self.input, self.this_call_vetoable, self.meta, self.response,))
+
+
+if not TYPE_CHECKING:  # the aliases above, for who reads them at run time
+    __getattr__ = lazy_aliases(
+        globals(),
+        {
+            "EventKind": ("pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"),
+            "IntegrationMode": ("external_hook", "in_process", "observe_only"),
+            "StandardMetaField": ("session_id", "cwd", "permission_mode", "transcript_path"),
+        },
+    )

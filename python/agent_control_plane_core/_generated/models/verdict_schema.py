@@ -6,26 +6,29 @@
 from __future__ import annotations
 
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from agent_control_plane_core._lazy_typing import lazy_aliases
 from agent_control_plane_core._model_base import ABSENT, Absent, ContractModel
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from typing import Any, Literal, TypeAlias
 else:
     from agent_control_plane_core._model_base import deferred_dataclass as dataclass
 
+if TYPE_CHECKING:
+    Decision: TypeAlias = Literal["allow", "deny", "ask"]
+    """
+    The three decisions a guardrail can make.
+    """
 
-Decision: TypeAlias = Literal["allow", "deny", "ask"]
-"""
-The three decisions a guardrail can make.
-"""
 
-
-ContentField: TypeAlias = Literal["mutated_input", "mutated_output", "additional_context"]
-"""
-Verdict fields that carry content to the host, each of which a host may have no channel for.
-"""
+if TYPE_CHECKING:
+    ContentField: TypeAlias = Literal["mutated_input", "mutated_output", "additional_context"]
+    """
+    Verdict fields that carry content to the host, each of which a host may have no channel for.
+    """
 
 
 @dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
@@ -83,3 +86,13 @@ class Verdict(ContractModel):
     def __hash__(self) -> int:
         """The hash of the field values, as a frozen dataclass hashes."""
         return hash((self.decision, self.mutated_input, self.mutated_output, self.additional_context, self.reason,))
+
+
+if not TYPE_CHECKING:  # the aliases above, for who reads them at run time
+    __getattr__ = lazy_aliases(
+        globals(),
+        {
+            "Decision": ("allow", "deny", "ask"),
+            "ContentField": ("mutated_input", "mutated_output", "additional_context"),
+        },
+    )
