@@ -164,12 +164,11 @@ class ContractModel(metaclass=_ModelType):
         """Return the JSON object for this value, fields in schema order, absent optionals omitted."""
         # The generated __init__ fills __dict__ in one call, in schema order; reading it directly
         # skips a getattr per field, and to_dict runs for every event the bridge answers.
-        out: dict[str, Any] = {}
-        for name, value in self.__dict__.items():
-            if value is ABSENT:
-                continue
-            out[name] = value.to_dict() if isinstance(value, ContractModel) else value
-        return out
+        return {
+            name: value.to_dict() if isinstance(value, ContractModel) else value
+            for name, value in self.__dict__.items()
+            if value is not ABSENT
+        }
 
     @classmethod
     def from_dict(cls: type[_M], data: Mapping[str, Any]) -> _M:

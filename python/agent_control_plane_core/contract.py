@@ -193,10 +193,14 @@ def _json_text(value: object) -> str:
         return json.dumps(repr(value), ensure_ascii=False)
 
 
+# One encoder for every body and bridge line: json.dumps with options builds a new one per call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def json_bytes(value: object) -> bytes:
     """Compact UTF-8 JSON of a value; raises TypeError or ValueError when the value is not JSON."""
     # allow_nan=False: NaN and Infinity are not JSON, and a strict host parser rejects the body (L1).
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _COMPACT.encode(value)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
 from .._generated.constants import (
+    SCHEMA_VERSION,
     CallClasses,
     Decisions,
     EventKinds,
@@ -45,6 +46,12 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["HostAdapter", "NativeFields"]
+
+_STANDARD_META = StandardMetaFields.ALL
+_EVENT_KINDS = frozenset(EventKinds.ALL)
+_POST_TOOL = EventKinds.POST_TOOL
+_MCP = CallClasses.MCP
+_BUILTIN = CallClasses.BUILTIN
 
 
 class NativeFields:
@@ -162,6 +169,9 @@ class HostAdapter:
         self.BLOCK_STDOUT: Mapping[str, object] | None = getattr(
             decl, "BLOCK_STDOUT", self.FAILURE_STDOUT
         )
+        # (kind, call class) -> this_call_vetoable, filled by build_event: a pure function of the
+        # declaration at this version, looked up once per pair instead of on every parse.
+        self._vetoable: dict[tuple[str, str], bool] = {}
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -275,18 +285,23 @@ class HostAdapter:
         """
         decl = self.DECLARATION
         payload = fields.payload
-        at = self.versioned(payload)
+        # The version a payload names matters only to a host that sends one (versions.payload_field).
+        at = self if decl.VERSION_PAYLOAD_FIELD is None else self.versioned(payload)
         response = ABSENT
-        if kind == EventKinds.POST_TOOL and response_key is not None and response_key in payload:
-            response = fields.take(response_key)
+        consumed = fields.consumed
+        if kind == _POST_TOOL and response_key is not None and response_key in payload:
+            response = payload[response_key]
+            consumed.add(response_key)
+        # Inlined NativeFields.string: this loop runs for every event a hook or the bridge parses.
         standard = {}
-        for name in StandardMetaFields.ALL:
-            value = fields.string(name)
-            if value is not None:
+        for name in _STANDARD_META:
+            value = payload.get(name)
+            if isinstance(value, str):
+                consumed.add(name)
                 standard[name] = value
         mcp_key, agent_type_key = call_keys
         calls = (
-            CallClasses.MCP
+            _MCP
             if mcp_call
             else call_class(native_tool, payload.get(mcp_key), payload.get(agent_type_key))
         )
@@ -294,27 +309,37 @@ class HostAdapter:
         # alias apply (else {"tool": "Bash", "input": {"cmd": ...}, "agent_type": "x"} evades a
         # rule on command: host-findings AMP-1); an MCP server's tool is not the host's even
         # when it shares a builtin's name, so it keeps its native name for MCP rules.
-        host_tool = calls != CallClasses.MCP
+        host_tool = calls != _MCP
         if native_tool is not None and host_tool:
             renames = decl.INPUT_KEY_RENAMES.get(native_tool)
             if renames is not None:
                 tool_input = rename_input_keys(tool_input, renames)
-        alias_class = CallClasses.BUILTIN if host_tool else calls
+        alias_class = _BUILTIN if host_tool else calls
         aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
         tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
-        vetoable = vetoable_for(kind, calls, at.GATED_KINDS, at.COVERAGE, at.COVERAGE_KINDS)
-        # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
-        vetoable = vetoable and at.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
+        vetoable = at._vetoable.get((kind, calls))
+        if vetoable is None:
+            vetoable = vetoable_for(kind, calls, at.GATED_KINDS, at.COVERAGE, at.COVERAGE_KINDS)
+            # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
+            vetoable = vetoable and at.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
+            at._vetoable[(kind, calls)] = vetoable  # per adapter: its declaration never changes
         meta = EventMeta(
             agent=self.AGENT,
             native_event=native_event,
             integration_mode=at.INTEGRATION_MODE,
             primary_gate_present=decl.PRIMARY_GATE_PRESENT,
-            passthrough=fields.passthrough(),
+            passthrough={k: v for k, v in payload.items() if k not in consumed},
             native_tool=ABSENT if native_tool is None else native_tool,
             **standard,
         )
-        return make_event(
+        if kind not in _EVENT_KINDS:
+            return make_event(  # raises, naming the bad kind
+                event=kind, tool=tool, input=tool_input, this_call_vetoable=vetoable, meta=meta
+            )
+        # make_event's other checks hold by construction here: vetoable_for gives False on an
+        # unknown event and the line above on an observe-only transport.
+        return ToolCallEvent(
+            schema_version=SCHEMA_VERSION,
             event=kind,
             tool=tool,
             input=tool_input,
