@@ -109,7 +109,7 @@ _DEFERRED_IMPORT = (
     "else:\n"
     "    from agent_control_plane_core._model_base import deferred_dataclass as dataclass\n"
 )
-_ALIAS = re.compile(r'^(\w+): TypeAlias = Literal\[(.*)\]$')
+_ALIAS = re.compile(r"^(\w+): TypeAlias = Literal\[(.*)\]$")
 
 
 def _defer_dataclass(body: str, name: str) -> str:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from agent_control_plane_core import MODELED_TOOL_INPUT_KEYS, ToolCallEvent, Verdict
 from agent_control_plane_core.runtime import demo_judge
+
+# A judge loads in every hook process: typing, imported only for an annotation, would cost each
+# tool call a few milliseconds (docs/performance.md). Type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PUSH = re.compile(r"\bgit\s+push\b")
 _NPM_INSTALL = re.compile(r"\bnpm\s+install\b")
