@@ -211,6 +211,7 @@ def run_one(
         "verdicts": scenario.verdicts(markers, str(project)),
         "record": str(run_dir / "judge"),
         "crash": scenario.crash,
+        "kill": scenario.kill,
         "sleep_s": scenario.sleep_s,
         "on_kind": sc.PRE,
     }

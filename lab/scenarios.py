@@ -9,6 +9,7 @@ from agent_control_plane_core import Adapter, Decisions, EventKinds, Integration
 from agent_control_plane_core._generated.constants import (
     CallClasses,
     ContentFields,
+    DeadHooks,
     VerdictFields,
 )
 from agent_control_plane_core.contract import vetoable_for
@@ -86,6 +87,7 @@ class Scenario:
     title: str
     kind_verdicts: tuple[tuple[str, str], ...] = ()
     crash: bool = False
+    kill: bool = False
     sleep_s: float = 0.0
     fail_closed: bool = False
     timeout_ms: int | None = None
@@ -165,6 +167,12 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("redact", "redact the output (mutated_output)", ((POST, "redact"),)),
     Scenario("prompt_block", "deny the prompt", ((PROMPT, "deny"),)),
     Scenario("crash_fail_closed", "judge crash, ACP_FAIL_CLOSED", crash=True, fail_closed=True),
+    # CC-10: the judge SIGKILLs its hook, which then dies without a word; only the host's own
+    # failure posture (dead_hook) decides, with and without the --fail-closed entry.
+    Scenario("killed", "hook killed by a signal", kill=True),
+    Scenario(
+        "killed_fail_closed", "hook killed by a signal, --fail-closed", kill=True, fail_closed=True
+    ),
     Scenario(
         "timeout",
         "judge past ACP_HOOK_TIMEOUT_MS, fail-closed",
@@ -233,6 +241,8 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
         return {ORIGINAL_RAN: not pre}
     if name == "allow":
         return {ORIGINAL_RAN: True}
+    if scenario.kill:
+        return {ORIGINAL_RAN: not (pre and _dead_hook_blocks(adapter, scenario.fail_closed))}
     if name == "rewrite":
         if _rendered(adapter, PRE, ContentFields.MUTATED_INPUT):
             return {REWRITE_RAN: True, ORIGINAL_RAN: False}
@@ -252,6 +262,12 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
     if name == "prompt_block":
         return {PROMPT_SEEN: not _vetoable(adapter, PROMPT)}
     raise KeyError(f"no expectation rule for scenario {name!r}")
+
+
+def _dead_hook_blocks(adapter: Adapter, fail_closed: bool) -> bool:
+    """Whether the declaration says the host refuses a call whose hook died without answering."""
+    posture = fact(adapter, "DEAD_HOOK")
+    return posture == DeadHooks.BLOCKS or (fail_closed and posture == DeadHooks.BLOCKS_FAIL_CLOSED)
 
 
 def _not_carried(control: str) -> dict[str, bool]:

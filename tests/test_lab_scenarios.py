@@ -181,3 +181,33 @@ def test_the_matrix_has_a_row_for_every_host() -> None:
         if agent not in profiled_hosts():
             assert f"\n| {agent} | unknown |" not in text
             assert "not lab-verified: rests on the sources" in text.split(f"\n| {agent} | ")[1]
+
+
+def test_a_killed_hook_blocks_only_where_the_declaration_says_the_host_refuses_it() -> None:
+    from agent_control_plane_core._generated.constants import DeadHooks
+
+    base = adapter_for("claude")
+    killed, closed = _scenario("killed"), _scenario("killed_fail_closed")
+    # Claude Code refuses the call only with the handler's onFailure block, which --fail-closed writes.
+    assert sc.fact(base, "DEAD_HOOK") == DeadHooks.BLOCKS_FAIL_CLOSED
+    assert sc.expected(base, killed) == {sc.ORIGINAL_RAN: True}
+    assert sc.expected(base, closed) == {sc.ORIGINAL_RAN: False}
+    runs = _fake(base, DEAD_HOOK=DeadHooks.RUNS)
+    assert sc.expected(runs, closed) == {sc.ORIGINAL_RAN: True}
+    blocks = _fake(base, DEAD_HOOK=DeadHooks.BLOCKS)
+    assert sc.expected(blocks, killed) == {sc.ORIGINAL_RAN: False}
+    # An ungated pre_tool cannot be refused whatever the host does with a dead hook.
+    assert sc.expected(_fake(blocks, GATED_KINDS=frozenset()), killed) == {sc.ORIGINAL_RAN: True}
+
+
+def test_copilot_refuses_a_dead_hook_from_the_version_that_made_errors_deny() -> None:
+    from agent_control_plane_core._generated.constants import DeadHooks
+    from agent_control_plane_core.runtime import entry_adapter
+
+    def at(version: str) -> Any:
+        return entry_adapter("copilot", {"ACP_COPILOT_VERSION": version})
+
+    assert sc.fact(at("1.0.56"), "DEAD_HOOK") == DeadHooks.RUNS
+    assert sc.fact(at("1.0.57"), "DEAD_HOOK") == DeadHooks.BLOCKS
+    assert sc.expected(at("1.0.56"), _scenario("killed")) == {sc.ORIGINAL_RAN: True}
+    assert sc.expected(at("1.0.65"), _scenario("killed")) == {sc.ORIGINAL_RAN: False}
