@@ -92,7 +92,13 @@ class Scenario:
     fail_closed: bool = False
     timeout_ms: int | None = None
     control: str | None = None
+    form: str | None = None
     checks: tuple[str, ...] = field(default=())
+
+    @property
+    def rule(self) -> str:
+        """The scenario whose expectation this one has: a config form's variant has its base's."""
+        return self.name.removesuffix(f"_{self.form}") if self.form else self.name
 
     @property
     def kind(self) -> str:
@@ -200,6 +206,23 @@ CONTROL_FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
+# Scenarios run again in each other config form a host's lab profile names (profile "forms"):
+# the same hook behind another native config shape, e.g. Copilot's PascalCase events (CP-16).
+FORM_SCENARIOS: tuple[str, ...] = ("deny",)
+
+
+def form_variants(forms: list[str]) -> list[Scenario]:
+    """The FORM_SCENARIOS once per config form, named <scenario>_<form>."""
+    from dataclasses import replace
+
+    return [
+        replace(scenario, name=f"{scenario.name}_{form}", form=form)
+        for form in forms
+        for scenario in SCENARIOS
+        if scenario.name in FORM_SCENARIOS
+    ]
+
+
 def fact(adapter: Adapter, name: str) -> Any:
     """A declaration fact as the configured adapter holds it (version-scoped), else as declared."""
     return getattr(adapter, name, getattr(adapter.DECLARATION, name, None))  # type: ignore[attr-defined]
@@ -226,7 +249,7 @@ def _rendered(adapter: Adapter, kind: str, content: str) -> bool:
 def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
     """The observations a scenario must show on a host, read off its (version-configured) declaration."""
     pre = _vetoable(adapter, PRE)
-    name = scenario.name
+    name = scenario.rule
     if scenario.control is not None:
         # Only run for channels declared unrendered: the host must indeed not carry them.
         return _not_carried(scenario.control)

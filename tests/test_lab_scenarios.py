@@ -211,3 +211,41 @@ def test_copilot_refuses_a_dead_hook_from_the_version_that_made_errors_deny() ->
     assert sc.fact(at("1.0.57"), "DEAD_HOOK") == DeadHooks.BLOCKS
     assert sc.expected(at("1.0.56"), _scenario("killed")) == {sc.ORIGINAL_RAN: True}
     assert sc.expected(at("1.0.65"), _scenario("killed")) == {sc.ORIGINAL_RAN: False}
+
+
+def test_tap_dies_by_the_signal_that_killed_the_hook(tmp_path: Path) -> None:
+    import signal
+
+    real = tmp_path / "real"
+    real.write_text("#!/bin/sh\ncat >/dev/null; kill -KILL $$\n")
+    real.chmod(0o755)
+    args = [sys.executable, "-m", "lab.tap", str(tmp_path / "hooks"), str(real)]
+    done = subprocess.run(args, input=b"{}", capture_output=True, cwd=REPO, check=False)
+    # The host must see the death itself, not an exit code the tap made of it.
+    assert done.returncode == -signal.SIGKILL
+    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "hooks").glob("hook-*.json")]
+    assert record["exit_code"] == -signal.SIGKILL
+
+
+def test_a_config_form_reruns_the_deny_with_the_same_expectation() -> None:
+    base = adapter_for("copilot")
+    (variant,) = sc.form_variants(["pascal_case"])
+    assert (variant.name, variant.form, variant.rule) == ("deny_pascal_case", "pascal_case", "deny")
+    assert sc.expected(base, variant) == sc.expected(base, _scenario("deny"))
+    # Only hosts whose profile names a form get the variant.
+    assert "deny_pascal_case" in [s.name for s in run.scenarios_for("copilot", "1.0.102")]
+    assert not [s for s in run.scenarios_for("claude", "2.1.332") if s.form]
+
+
+def test_reshape_renames_the_installed_event_keys_and_refuses_a_config_without_them(
+    tmp_path: Path,
+) -> None:
+    hooks = tmp_path / ".github" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "a.json").write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [{"x": 1}]}}))
+    (hooks / "broken.json").write_text("{")
+    form = {"event_renames": {"preToolUse": "PreToolUse"}}
+    run._reshape(form, tmp_path)
+    assert json.loads((hooks / "a.json").read_text())["hooks"] == {"PreToolUse": [{"x": 1}]}
+    with pytest.raises(RuntimeError, match="preToolUse"):
+        run._reshape(form, tmp_path)
