@@ -416,7 +416,8 @@ _FEEDBACK_KINDS: Final = frozenset({EventKinds.POST_TOOL, EventKinds.PROMPT_SUBM
 
 
 def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # onFailure sits on each command handler, where Claude Code 2.1.332's settings schema has it (CC-10).
+    # onFailure sits on each command handler: there 2.1.332 blocks a killed hook, on the matcher
+    # group it does not (CC-10; lab scenario killed_fail_closed).
     after, before = _json_hooks(request, timeout_ms=False, on_failure=True, also=_FEEDBACK_KINDS)
     return after, before, ()
 
