@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,10 @@ def judge(event: Any) -> dict[str, Any]:
         time.sleep(float(scenario["sleep_s"]))
     if scenario.get("crash") and event.event == scenario.get("on_kind", event.event):
         raise LabJudgeCrash("the lab scenario asked this judge to crash")
+    if scenario.get("kill") and event.event == scenario.get("on_kind", event.event):
+        # A death no handler in the hook can catch (ACP_FAIL_CLOSED included): only the host's
+        # own failure posture decides the call (CC-10).
+        os.kill(os.getpid(), signal.SIGKILL)
     verdict: dict[str, Any] = scenario.get("verdicts", {}).get(event.event) or {
         "decision": Decisions.ALLOW
     }

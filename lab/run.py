@@ -157,6 +157,27 @@ def _install_hook(
     return done.stdout
 
 
+def _reshape(form: dict[str, Any], project: Path) -> None:
+    """Turn the installed config into another form the host reads: rename its event keys."""
+    renames: dict[str, str] = form["event_renames"]
+    changed = 0
+    for path in project.rglob("*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        if not isinstance(hooks, dict) or not set(renames) & set(hooks):
+            continue
+        for old, new in renames.items():
+            if old in hooks:
+                hooks[new] = hooks.pop(old)
+        path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        changed += 1
+    if not changed:
+        raise RuntimeError(f"no installed config has the events {sorted(renames)} to rename")
+
+
 def run_one(
     host: str, version: str, binary: Path, node_bin: Path, scenario: sc.Scenario, root: Path
 ) -> Outcome:
@@ -199,6 +220,8 @@ def run_one(
         subprocess.run(["git", "init", "-q", str(project)], check=True)
     try:
         _install_hook(host, scenario, home, project, run_dir)
+        if scenario.form is not None:
+            _reshape(profile["forms"][scenario.form], project)
         for path, extra in _fill(profile.get("merge_json", {}), names).items():
             target = Path(path)
             current = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
@@ -211,6 +234,7 @@ def run_one(
         "verdicts": scenario.verdicts(markers, str(project)),
         "record": str(run_dir / "judge"),
         "crash": scenario.crash,
+        "kill": scenario.kill,
         "sleep_s": scenario.sleep_s,
         "on_kind": sc.PRE,
     }
@@ -382,7 +406,8 @@ def scenarios_for(host: str, version: str) -> list[sc.Scenario]:
     from agent_control_plane_core.runtime import entry_adapter
 
     adapter = entry_adapter(host, {f"ACP_{host.upper()}_VERSION": version})
-    return [*sc.SCENARIOS, *sc.controls_for(adapter)]
+    forms = sorted(load_profile(host).get("forms", {}))
+    return [*sc.SCENARIOS, *sc.form_variants(forms), *sc.controls_for(adapter)]
 
 
 def matrix(outcomes: list[Outcome]) -> str:

@@ -9,6 +9,7 @@ from agent_control_plane_core import Adapter, Decisions, EventKinds, Integration
 from agent_control_plane_core._generated.constants import (
     CallClasses,
     ContentFields,
+    DeadHooks,
     VerdictFields,
 )
 from agent_control_plane_core.contract import vetoable_for
@@ -86,11 +87,18 @@ class Scenario:
     title: str
     kind_verdicts: tuple[tuple[str, str], ...] = ()
     crash: bool = False
+    kill: bool = False
     sleep_s: float = 0.0
     fail_closed: bool = False
     timeout_ms: int | None = None
     control: str | None = None
+    form: str | None = None
     checks: tuple[str, ...] = field(default=())
+
+    @property
+    def rule(self) -> str:
+        """The scenario whose expectation this one has: a config form's variant has its base's."""
+        return self.name.removesuffix(f"_{self.form}") if self.form else self.name
 
     @property
     def kind(self) -> str:
@@ -165,6 +173,12 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("redact", "redact the output (mutated_output)", ((POST, "redact"),)),
     Scenario("prompt_block", "deny the prompt", ((PROMPT, "deny"),)),
     Scenario("crash_fail_closed", "judge crash, ACP_FAIL_CLOSED", crash=True, fail_closed=True),
+    # CC-10: the judge SIGKILLs its hook, which then dies without a word; only the host's own
+    # failure posture (dead_hook) decides, with and without the --fail-closed entry.
+    Scenario("killed", "hook killed by a signal", kill=True),
+    Scenario(
+        "killed_fail_closed", "hook killed by a signal, --fail-closed", kill=True, fail_closed=True
+    ),
     Scenario(
         "timeout",
         "judge past ACP_HOOK_TIMEOUT_MS, fail-closed",
@@ -190,6 +204,23 @@ CONTROL_FIELDS: dict[str, tuple[str, str]] = {
     "rewrite": (PRE, ContentFields.MUTATED_INPUT),
     "redact": (POST, ContentFields.MUTATED_OUTPUT),
 }
+
+
+# Scenarios run again in each other config form a host's lab profile names (profile "forms"):
+# the same hook behind another native config shape, e.g. Copilot's PascalCase events (CP-16).
+FORM_SCENARIOS: tuple[str, ...] = ("deny",)
+
+
+def form_variants(forms: list[str]) -> list[Scenario]:
+    """The FORM_SCENARIOS once per config form, named <scenario>_<form>."""
+    from dataclasses import replace
+
+    return [
+        replace(scenario, name=f"{scenario.name}_{form}", form=form)
+        for form in forms
+        for scenario in SCENARIOS
+        if scenario.name in FORM_SCENARIOS
+    ]
 
 
 def fact(adapter: Adapter, name: str) -> Any:
@@ -218,7 +249,7 @@ def _rendered(adapter: Adapter, kind: str, content: str) -> bool:
 def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
     """The observations a scenario must show on a host, read off its (version-configured) declaration."""
     pre = _vetoable(adapter, PRE)
-    name = scenario.name
+    name = scenario.rule
     if scenario.control is not None:
         # Only run for channels declared unrendered: the host must indeed not carry them.
         return _not_carried(scenario.control)
@@ -233,6 +264,8 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
         return {ORIGINAL_RAN: not pre}
     if name == "allow":
         return {ORIGINAL_RAN: True}
+    if scenario.kill:
+        return {ORIGINAL_RAN: not (pre and _dead_hook_blocks(adapter, scenario.fail_closed))}
     if name == "rewrite":
         if _rendered(adapter, PRE, ContentFields.MUTATED_INPUT):
             return {REWRITE_RAN: True, ORIGINAL_RAN: False}
@@ -252,6 +285,12 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
     if name == "prompt_block":
         return {PROMPT_SEEN: not _vetoable(adapter, PROMPT)}
     raise KeyError(f"no expectation rule for scenario {name!r}")
+
+
+def _dead_hook_blocks(adapter: Adapter, fail_closed: bool) -> bool:
+    """Whether the declaration says the host refuses a call whose hook died without answering."""
+    posture = fact(adapter, "DEAD_HOOK")
+    return posture == DeadHooks.BLOCKS or (fail_closed and posture == DeadHooks.BLOCKS_FAIL_CLOSED)
 
 
 def _not_carried(control: str) -> dict[str, bool]:

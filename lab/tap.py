@@ -43,6 +43,14 @@ def main(argv: list[str]) -> int:
     name.write_text(json.dumps(record, indent=1), encoding="utf-8")
     os.write(1, stdout)
     os.write(2, stderr)
+    if code < 0:
+        # The hook died by a signal: die by the same one, so the host sees that death, not an exit.
+        import contextlib
+        import signal
+
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(-code, signal.SIG_DFL)  # SIGKILL and SIGSTOP take no handler
+        os.kill(os.getpid(), -code)
     return code
 
 

@@ -181,3 +181,71 @@ def test_the_matrix_has_a_row_for_every_host() -> None:
         if agent not in profiled_hosts():
             assert f"\n| {agent} | unknown |" not in text
             assert "not lab-verified: rests on the sources" in text.split(f"\n| {agent} | ")[1]
+
+
+def test_a_killed_hook_blocks_only_where_the_declaration_says_the_host_refuses_it() -> None:
+    from agent_control_plane_core._generated.constants import DeadHooks
+
+    base = adapter_for("claude")
+    killed, closed = _scenario("killed"), _scenario("killed_fail_closed")
+    # Claude Code refuses the call only with the handler's onFailure block, which --fail-closed writes.
+    assert sc.fact(base, "DEAD_HOOK") == DeadHooks.BLOCKS_FAIL_CLOSED
+    assert sc.expected(base, killed) == {sc.ORIGINAL_RAN: True}
+    assert sc.expected(base, closed) == {sc.ORIGINAL_RAN: False}
+    runs = _fake(base, DEAD_HOOK=DeadHooks.RUNS)
+    assert sc.expected(runs, closed) == {sc.ORIGINAL_RAN: True}
+    blocks = _fake(base, DEAD_HOOK=DeadHooks.BLOCKS)
+    assert sc.expected(blocks, killed) == {sc.ORIGINAL_RAN: False}
+    # An ungated pre_tool cannot be refused whatever the host does with a dead hook.
+    assert sc.expected(_fake(blocks, GATED_KINDS=frozenset()), killed) == {sc.ORIGINAL_RAN: True}
+
+
+def test_copilot_refuses_a_dead_hook_from_the_version_that_made_errors_deny() -> None:
+    from agent_control_plane_core._generated.constants import DeadHooks
+    from agent_control_plane_core.runtime import entry_adapter
+
+    def at(version: str) -> Any:
+        return entry_adapter("copilot", {"ACP_COPILOT_VERSION": version})
+
+    assert sc.fact(at("1.0.56"), "DEAD_HOOK") == DeadHooks.RUNS
+    assert sc.fact(at("1.0.57"), "DEAD_HOOK") == DeadHooks.BLOCKS
+    assert sc.expected(at("1.0.56"), _scenario("killed")) == {sc.ORIGINAL_RAN: True}
+    assert sc.expected(at("1.0.65"), _scenario("killed")) == {sc.ORIGINAL_RAN: False}
+
+
+def test_tap_dies_by_the_signal_that_killed_the_hook(tmp_path: Path) -> None:
+    import signal
+
+    real = tmp_path / "real"
+    real.write_text("#!/bin/sh\ncat >/dev/null; kill -KILL $$\n")
+    real.chmod(0o755)
+    args = [sys.executable, "-m", "lab.tap", str(tmp_path / "hooks"), str(real)]
+    done = subprocess.run(args, input=b"{}", capture_output=True, cwd=REPO, check=False)
+    # The host must see the death itself, not an exit code the tap made of it.
+    assert done.returncode == -signal.SIGKILL
+    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "hooks").glob("hook-*.json")]
+    assert record["exit_code"] == -signal.SIGKILL
+
+
+def test_a_config_form_reruns_the_deny_with_the_same_expectation() -> None:
+    base = adapter_for("copilot")
+    (variant,) = sc.form_variants(["pascal_case"])
+    assert (variant.name, variant.form, variant.rule) == ("deny_pascal_case", "pascal_case", "deny")
+    assert sc.expected(base, variant) == sc.expected(base, _scenario("deny"))
+    # Only hosts whose profile names a form get the variant.
+    assert "deny_pascal_case" in [s.name for s in run.scenarios_for("copilot", "1.0.102")]
+    assert not [s for s in run.scenarios_for("claude", "2.1.332") if s.form]
+
+
+def test_reshape_renames_the_installed_event_keys_and_refuses_a_config_without_them(
+    tmp_path: Path,
+) -> None:
+    hooks = tmp_path / ".github" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "a.json").write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [{"x": 1}]}}))
+    (hooks / "broken.json").write_text("{")
+    form = {"event_renames": {"preToolUse": "PreToolUse"}}
+    run._reshape(form, tmp_path)
+    assert json.loads((hooks / "a.json").read_text())["hooks"] == {"PreToolUse": [{"x": 1}]}
+    with pytest.raises(RuntimeError, match="preToolUse"):
+        run._reshape(form, tmp_path)

@@ -416,7 +416,8 @@ _FEEDBACK_KINDS: Final = frozenset({EventKinds.POST_TOOL, EventKinds.PROMPT_SUBM
 
 
 def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    # onFailure sits on each command handler, where Claude Code 2.1.332's settings schema has it (CC-10).
+    # onFailure sits on each command handler: there 2.1.332 blocks a killed hook, on the matcher
+    # group it does not (CC-10; lab scenario killed_fail_closed).
     after, before = _json_hooks(request, timeout_ms=False, on_failure=True, also=_FEEDBACK_KINDS)
     return after, before, ()
 
@@ -718,7 +719,8 @@ def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     # postToolUse carries context and a replaced result from 1.0.51 (CP-9), though it cannot block.
     after, before = _flat_hooks(request, "bash", handler, also=frozenset({EventKinds.POST_TOOL}))
     notes = (
-        f"Copilot CLI lets a call run when its hook times out or crashes: the entry sets"
+        f"Copilot CLI lets a call run when its hook times out (and, before 1.0.57, when it"
+        f" crashes): the entry sets"
         f" {TIMEOUT_ENV}={deadline_ms} so the hook denies by itself before the"
         f" {request.timeout_s} s timeoutSec.",
         "Copilot CLI loads repository hooks only in a trusted folder: in CI trust the folder,"

@@ -70,6 +70,20 @@ class CoverageStatuses:
 
 
 if TYPE_CHECKING:
+    DeadHook: TypeAlias = Literal["runs", "blocks", "blocks_fail_closed"]
+    """A host's answer to a hook that dies without answering: the call runs, the host blocks it, or it blocks only with the failure option the installer's --fail-closed entry sets."""
+
+
+class DeadHooks:
+    """Values of DeadHook, defined in host.schema.json."""
+
+    ALL: Final[tuple[DeadHook, ...]] = ("runs", "blocks", "blocks_fail_closed")
+    RUNS: Final = "runs"
+    BLOCKS: Final = "blocks"
+    BLOCKS_FAIL_CLOSED: Final = "blocks_fail_closed"
+
+
+if TYPE_CHECKING:
     VetoingCoverage: TypeAlias = Literal["covered", "partial"]
     """Coverage statuses under which a block on a gated kind is honoured."""
 
@@ -198,7 +212,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "features", "versions", "built_from", "version_facts", "notes", "block_response")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "notes", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -216,6 +230,7 @@ class HostDeclarationFields:
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
     BLOCK_ENDS_RUN: Final = "block_ends_run"
     SENDER_MARKERS: Final = "sender_markers"
+    DEAD_HOOK: Final = "dead_hook"
     FEATURES: Final = "features"
     VERSIONS: Final = "versions"
     BUILT_FROM: Final = "built_from"
@@ -252,7 +267,7 @@ class NoteFields:
 class OverlayFields:
     """Field names of Overlay, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("integration_mode", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "rendered_fields", "unrendered_fields", "failure_response", "exit_zero_block", "features")
+    ALL: Final[tuple[str, ...]] = ("integration_mode", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "rendered_fields", "unrendered_fields", "failure_response", "exit_zero_block", "dead_hook", "features")
     INTEGRATION_MODE: Final = "integration_mode"
     COVERAGE: Final = "coverage"
     GATED_KINDS: Final = "gated_kinds"
@@ -262,6 +277,7 @@ class OverlayFields:
     UNRENDERED_FIELDS: Final = "unrendered_fields"
     FAILURE_RESPONSE: Final = "failure_response"
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
+    DEAD_HOOK: Final = "dead_hook"
     FEATURES: Final = "features"
 
 
@@ -470,6 +486,7 @@ if not TYPE_CHECKING:  # the aliases above, for who reads them at run time (_laz
             "UnrenderedPosture": ("deny", "note", "allow"),
             "CallClass": ("builtin", "mcp", "subagent", "resumed"),
             "CoverageStatus": ("covered", "partial", "uncovered", "unknown"),
+            "DeadHook": ("runs", "blocks", "blocks_fail_closed"),
             "VetoingCoverage": ("covered", "partial"),
             "UnparsedOutcome": ("match", "no_match"),
             "UnrenderedDecision": ("deny", "allow"),

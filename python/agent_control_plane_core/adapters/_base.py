@@ -9,6 +9,7 @@ from types import MappingProxyType, ModuleType
 from .._generated.constants import (
     SCHEMA_VERSION,
     CallClasses,
+    DeadHooks,
     Decisions,
     EventKinds,
     IntegrationModes,
@@ -41,17 +42,18 @@ if TYPE_CHECKING:
         CallClass,
         ContentField,
         CoverageStatus,
+        DeadHook,
         EventKind,
         IntegrationMode,
     )
 
 __all__ = ["HostAdapter", "NativeFields"]
 
-_STANDARD_META = StandardMetaFields.ALL
-_EVENT_KINDS = frozenset(EventKinds.ALL)
-_POST_TOOL = EventKinds.POST_TOOL
-_MCP = CallClasses.MCP
-_BUILTIN = CallClasses.BUILTIN
+_STANDARD_META: Final = StandardMetaFields.ALL
+_EVENT_KINDS: Final = frozenset(EventKinds.ALL)
+_POST_TOOL: Final = EventKinds.POST_TOOL
+_MCP: Final = CallClasses.MCP
+_BUILTIN: Final = CallClasses.BUILTIN
 
 
 class NativeFields:
@@ -162,6 +164,8 @@ class HostAdapter:
         self.FAILURE_STDOUT: Mapping[str, object] | None = view.failure_stdout
         # The host blocks on a deny body at exit 0: an enforced render may exit 0.
         self.EXIT_ZERO_BLOCK: bool = view.exit_zero_block
+        # What the host does with a call whose hook died without answering (dead_hook).
+        self.DEAD_HOOK: DeadHook = view.dead_hook
         self.FEATURES: Mapping[str, bool] = MappingProxyType(view.features)
         # ACP_FAIL_CLOSED=1 sends the host's own block signal (hosts/<agent>.json block_response).
         # (A declaration generated before block_response existed blocks with exit 2.)
@@ -401,6 +405,8 @@ class _DeclarationView:
         self.failure_exit_code: int = decl.FAILURE_EXIT_CODE
         self.failure_stdout: Mapping[str, object] | None = decl.FAILURE_STDOUT
         self.exit_zero_block: bool = decl.EXIT_ZERO_BLOCK
+        # (A declaration generated before dead_hook existed says nothing: the call runs.)
+        self.dead_hook: DeadHook = getattr(decl, "DEAD_HOOK", DeadHooks.RUNS)
         self.features: dict[str, bool] = dict(decl.FEATURES)
         applied = []
         for fact in decl.VERSION_FACTS:
@@ -434,6 +440,8 @@ class _DeclarationView:
             self.failure_stdout = failure.get("stdout")
         if "exit_zero_block" in overlay:
             self.exit_zero_block = overlay["exit_zero_block"]
+        if "dead_hook" in overlay:
+            self.dead_hook = overlay["dead_hook"]
         self.features.update(overlay.get("features", {}))
 
 

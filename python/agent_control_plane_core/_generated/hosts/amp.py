@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
-    from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+    from ..constants import CallClass, ContentField, CoverageStatus, DeadHook, EventKind, IntegrationMode
 
 AGENT: Final = "amp"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
@@ -50,6 +50,8 @@ BLOCK_EXIT_CODE: Final = 2
 BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
 EXIT_ZERO_BLOCK: Final = False
 BLOCK_ENDS_RUN: Final = False
+# What the host does with a call whose hook died without answering (dead_hook; absent: runs).
+DEAD_HOOK: Final[DeadHook] = "runs"
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
-    from ..constants import CallClass, ContentField, CoverageStatus, EventKind, IntegrationMode
+    from ..constants import CallClass, ContentField, CoverageStatus, DeadHook, EventKind, IntegrationMode
 
 AGENT: Final = "copilot"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
@@ -49,6 +49,8 @@ BLOCK_EXIT_CODE: Final = 0
 BLOCK_STDOUT: Final[Mapping[str, object] | None] = MappingProxyType({"permissionDecision": "deny", "permissionDecisionReason": "the guardrail hook failed, so the call is denied (see the hook's stderr)"})
 EXIT_ZERO_BLOCK: Final = True
 BLOCK_ENDS_RUN: Final = False
+# What the host does with a call whose hook died without answering (dead_hook; absent: runs).
+DEAD_HOOK: Final[DeadHook] = "runs"
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({"exit_2_denies": False})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("1.0.24", "1.0.102")
 LAB_VERSIONS: Final[tuple[str, ...]] = ("1.0.102", "1.0.65")
@@ -58,4 +60,5 @@ VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
     MappingProxyType({"id": "exit-2-denies", "set": MappingProxyType({"features": MappingProxyType({"exit_2_denies": True})}), "since": "1.0.70", "until": None}),
     MappingProxyType({"id": "post-tool-context-and-result", "set": MappingProxyType({"rendered_fields": MappingProxyType({"post_tool": ("additional_context", "mutated_output")})}), "since": "1.0.51", "until": None}),
     MappingProxyType({"id": "subagent-hooks", "set": MappingProxyType({"coverage": MappingProxyType({"subagent": "covered"})}), "since": "1.0.49", "until": None}),
+    MappingProxyType({"id": "errored-hook-denies", "set": MappingProxyType({"dead_hook": "blocks"}), "since": "1.0.57", "until": None}),
 )
