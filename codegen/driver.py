@@ -140,18 +140,16 @@ def _defer_dataclass(body: str, name: str) -> str:
             out.append(line)
     if not aliases and "TypeAlias" in body:
         raise SystemExit(f"codegen: {name} has a TypeAlias that is not a Literal of values")
-    if not aliases:
-        out.remove("from agent_control_plane_core._lazy_typing import lazy_aliases")
     text = "\n".join(out).rstrip("\n") + "\n"
-    if aliases:
-        entries = "".join(
-            f"            {json.dumps(k)}: ({', '.join(json.dumps(v) for v in vs)}{',' if len(vs) == 1 else ''}),\n"
-            for k, vs in aliases.items()
-        )
-        text += (
-            "\n\nif not TYPE_CHECKING:  # the aliases above, for who reads them at run time\n"
-            f"    __getattr__ = lazy_aliases(\n        globals(),\n        {{\n{entries}        }},\n    )\n"
-        )
+    # Every model module registers, aliases or not: its annotations name typing's Any at least.
+    entries = "".join(
+        f"            {json.dumps(k)}: ({', '.join(json.dumps(v) for v in vs)}{',' if len(vs) == 1 else ''}),\n"
+        for k, vs in aliases.items()
+    )
+    text += (
+        "\n\nif not TYPE_CHECKING:  # the typing names above, for who reads them at run time\n"
+        f"    __getattr__ = lazy_aliases(\n        globals(),\n        {{\n{entries}        }},\n    )\n"
+    )
     return text
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import sys
 
 import pytest
 
 from agent_control_plane_core import ABSENT, EventMeta, NativeResponse, ToolCallEvent, Verdict
+
+from hook_runner import NO_COVERAGE
 
 EVENT_JSON = {
     "schema_version": 1,
@@ -120,3 +123,43 @@ def test_an_unknown_attribute_is_still_an_attribute_error() -> None:
         Verdict(decision="allow").mutated_ouput  # type: ignore[attr-defined]  # noqa: B018
     with pytest.raises(AttributeError):
         Verdict.no_such_thing  # type: ignore[attr-defined]  # noqa: B018
+
+
+# Issue 13: the generated modules declare their Literal aliases for type checkers and build them
+# on first use, so importing the public types loads no typing; every introspection still works.
+LAZY_TYPING_SCRIPT = """
+import sys
+from agent_control_plane_core import EventMeta, NativeResponse, ToolCallEvent, Verdict
+from agent_control_plane_core._generated.models import verdict_schema
+assert "typing" not in sys.modules, "importing the public types loaded typing"
+import dataclasses, inspect, typing
+from agent_control_plane_core._generated.constants import CallClass, Decision
+assert Decision == typing.Literal["allow", "deny", "ask"], Decision
+assert verdict_schema.Decision is Decision or verdict_schema.Decision == Decision
+assert typing.get_args(CallClass) == ("builtin", "mcp", "subagent", "resumed")
+for cls in (EventMeta, NativeResponse, ToolCallEvent, Verdict):
+    hints = typing.get_type_hints(cls)
+    assert set(hints) == {f.name for f in dataclasses.fields(cls)}, cls
+    assert inspect.get_annotations(cls, eval_str=True) == hints, cls
+assert typing.get_type_hints(Verdict)["decision"] == Decision
+assert typing.get_type_hints(ToolCallEvent)["meta"] is EventMeta
+print("ok")
+"""
+
+
+def test_public_types_load_no_typing_and_still_give_their_type_hints() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", LAZY_TYPING_SCRIPT],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **NO_COVERAGE},  # coverage's own start-up loads typing
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def test_an_unknown_module_attribute_is_still_an_attribute_error() -> None:
+    from agent_control_plane_core._generated.models import verdict_schema
+
+    with pytest.raises(AttributeError, match="no attribute 'Decisoin'"):
+        verdict_schema.Decisoin  # noqa: B018

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from reprlib import recursive_repr
 
+from agent_control_plane_core._lazy_typing import lazy_aliases
 from agent_control_plane_core._model_base import ABSENT, Absent, ContractModel
 
 TYPE_CHECKING = False
@@ -74,3 +75,11 @@ class NativeResponse(ContractModel):
     def __hash__(self) -> int:
         """The hash of the field values, as a frozen dataclass hashes."""
         return hash((self.transport, self.exit_code, self.enforced, self.stdout, self.stderr,))
+
+
+if not TYPE_CHECKING:  # the typing names above, for who reads them at run time
+    __getattr__ = lazy_aliases(
+        globals(),
+        {
+        },
+    )

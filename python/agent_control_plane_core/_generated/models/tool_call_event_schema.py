@@ -266,7 +266,7 @@ class ToolCallEvent(ContractModel):
         return hash((self.schema_version, self.event, self.tool, self.input, self.this_call_vetoable, self.meta, self.response,))
 
 
-if not TYPE_CHECKING:  # the aliases above, for who reads them at run time
+if not TYPE_CHECKING:  # the typing names above, for who reads them at run time
     __getattr__ = lazy_aliases(
         globals(),
         {

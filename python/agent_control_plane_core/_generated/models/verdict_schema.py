@@ -88,7 +88,7 @@ class Verdict(ContractModel):
         return hash((self.decision, self.mutated_input, self.mutated_output, self.additional_context, self.reason,))
 
 
-if not TYPE_CHECKING:  # the aliases above, for who reads them at run time
+if not TYPE_CHECKING:  # the typing names above, for who reads them at run time
     __getattr__ = lazy_aliases(
         globals(),
         {
