@@ -435,43 +435,65 @@ def run_hook_entry(
         # contract.md §7: the deadline counts from process start, not from this call.
         fallback = _BLOCK_EXIT if fail_closed else adapter.FAILURE_EXIT_CODE
         answer.arm(timeout - process_age(), expired, after, fallback)
-    real_stdout = sys.stdout
-    # print() goes through sys.stderr's wrapper (its error handler never raises on encoding).
-    sys.stdout = sys.stderr
-    try:
-        notes.extend(_unset_version_notes(adapter, env))
-        raw = read_stdin()
-        if judge is None:
-            judge = judge_from_env(env)
-            if judge is demo_judge and env.get("GITHUB_SHA"):
-                # GM-3: Gemini CLI drops ACP_* variables from a hook's environment under CI.
-                notes.append(
-                    "no judge configured: running the demo judge (it blocks only rm -rf) while"
-                    f" GITHUB_SHA is set; a host that strips {JUDGE_ENV}/{POLICY_ENV} under CI"
-                    " needs the judge in the hook command (acp install --judge/--policy)"
+
+    def decide() -> HookAnswer:
+        nonlocal judge
+        real_stdout = sys.stdout
+        # print() goes through sys.stderr's wrapper (its error handler never raises on encoding).
+        sys.stdout = sys.stderr
+        try:
+            notes.extend(_unset_version_notes(adapter, env))
+            raw = read_stdin()
+            if judge is None:
+                judge = judge_from_env(env)
+                if judge is demo_judge and env.get("GITHUB_SHA"):
+                    # GM-3: Gemini CLI drops ACP_* variables from a hook's environment under CI.
+                    notes.append(
+                        "no judge configured: running the demo judge (it blocks only rm -rf)"
+                        f" while GITHUB_SHA is set; a host that strips {JUDGE_ENV}/{POLICY_ENV}"
+                        " under CI needs the judge in the hook command (acp install"
+                        " --judge/--policy)"
+                    )
+            outcome = _hook_answer(
+                adapter, raw, judge, sole_gate=sole_gate, fail_closed=fail_closed, environ=env
+            )
+        except JudgeLoadError as exc:
+            outcome = HookAnswer(failure_response(adapter, str(exc), fail_closed=fail_closed))
+        except UnicodeDecodeError as exc:
+            outcome = HookAnswer(
+                failure_response(
+                    adapter,
+                    f"stdin is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at"
+                    f" offset {exc.start})",
+                    fail_closed=fail_closed,
                 )
-        outcome = _hook_answer(
-            adapter, raw, judge, sole_gate=sole_gate, fail_closed=fail_closed, environ=env
-        )
-    except JudgeLoadError as exc:
-        outcome = HookAnswer(failure_response(adapter, str(exc), fail_closed=fail_closed))
-    except UnicodeDecodeError as exc:
-        outcome = HookAnswer(
-            failure_response(
-                adapter,
-                f"stdin is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at offset"
-                f" {exc.start})",
-                fail_closed=fail_closed,
             )
-        )
-    except BaseException as exc:  # no fault may leave the host without its answer
-        outcome = HookAnswer(
-            failure_response(
-                adapter, f"hook failed ({type(exc).__name__}: {exc})", fail_closed=fail_closed
+        except BaseException as exc:  # no fault may leave the host without its answer
+            outcome = HookAnswer(
+                failure_response(
+                    adapter,
+                    f"hook failed ({type(exc).__name__}: {exc})",
+                    fail_closed=fail_closed,
+                )
             )
+        finally:
+            sys.stdout = real_stdout
+        return outcome
+
+    if fail_closed and hasattr(os, "fork"):
+        # A judge killed by a signal (a C-stack overflow after setrecursionlimit) ends the
+        # process the host reads as "run the call"; in a child, its death still blocks.
+        from ._supervise import supervised
+
+        def died(diagnostic: str) -> HookAnswer:
+            return HookAnswer(failure_response(adapter, diagnostic, fail_closed=True))
+
+        left = None if timeout is None else timeout - process_age()
+        outcome = supervised(
+            decide, pipes, notes, died, detail=after is not None, seconds_left=left
         )
-    finally:
-        sys.stdout = real_stdout
+    else:
+        outcome = decide()
     answer.send(outcome, after)
 
 

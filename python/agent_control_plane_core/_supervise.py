@@ -1,0 +1,201 @@
+"""The fail-closed hook's judge in a forked child, so that a judge killed by a signal still blocks."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, Final
+
+from ._generated.models.native_response_schema import NativeResponse
+from ._generated.models.tool_call_event_schema import ToolCallEvent
+from ._generated.models.verdict_schema import Verdict
+from ._model_base import ContractModel
+from ._plumbing import HookAnswer, HostPipes, write_all
+
+__all__ = ["supervised"]
+
+# How long the child outlives the deadline before SIGALRM ends it: the parent answers at the
+# deadline itself, and a judge still computing must not run on after the hook has answered.
+_CHILD_GRACE_S: Final = 1.0
+_READ_SIZE: Final = 1 << 20
+
+
+def supervised(
+    decide: Callable[[], HookAnswer],
+    pipes: HostPipes,
+    notes: list[str],
+    died: Callable[[str], HookAnswer],
+    *,
+    detail: bool,
+    seconds_left: float | None,
+) -> HookAnswer:
+    """decide() run in a forked child; died(diagnostic) when the child ends without an answer."""
+    # A judge that lifts the recursion limit and recurses through C (json.dumps, functools.reduce)
+    # overflows the C stack: SIGSEGV, which Claude, Codex and Gemini read as "run the call", even
+    # under ACP_FAIL_CLOSED=1. Only a process that outlives the judge can still block.
+    try:
+        read_fd, write_fd = os.pipe()
+    except OSError:
+        return decide()
+    try:
+        pid = _fork()
+    except OSError:  # no process to spare: the judge runs here, as without supervision
+        os.close(read_fd)
+        os.close(write_fd)
+        return decide()
+    if pid == 0:
+        os.close(read_fd)
+        _child(decide, pipes, notes, write_fd, detail=detail, seconds_left=seconds_left)
+    os.close(write_fd)
+    try:
+        message = _receive(read_fd)
+    finally:
+        os.close(read_fd)
+    _, status = os.waitpid(pid, 0)
+    if message is not None:
+        try:
+            return _decode(message, notes)
+        except (ValueError, TypeError, KeyError) as exc:
+            return died(f"the judge's process sent an unreadable answer ({exc})")
+    return died(f"the judge's process {_how_it_ended(status)} before answering")
+
+
+def _fork() -> int:
+    """os.fork(), without Python 3.12's warning about forking with threads (the deadline's)."""
+    if sys.version_info < (3, 12):
+        return os.fork()
+    import warnings
+
+    # Under PYTHONWARNINGS=error the warning would raise in the parent after the child exists.
+    # The child only runs the judge on its main thread, which is what the warning is about.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
+
+
+def _how_it_ended(status: int) -> str:
+    """'was killed by SIGSEGV' or 'exited with code 0', from a waitpid status."""
+    if os.WIFSIGNALED(status):
+        import signal
+
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"was killed by {name}"
+    return f"exited with code {os.WEXITSTATUS(status)}"
+
+
+def _child(
+    decide: Callable[[], HookAnswer],
+    pipes: HostPipes,
+    notes: list[str],
+    write_fd: int,
+    *,
+    detail: bool,
+    seconds_left: float | None,
+) -> None:
+    """Run decide(), send its outcome to the parent, and end; never returns."""
+    try:
+        # M4: only the parent holds the host's pipes, so they reach EOF when it exits.
+        for fd in (pipes.out, pipes.err):
+            if fd is not None:
+                os.close(fd)
+        pipes.out = pipes.err = None
+        import signal
+
+        # The parent's deadline handler would answer from here; timers are not inherited.
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        if seconds_left is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(seconds_left, 0.0) + _CHILD_GRACE_S)
+        before = len(notes)
+        outcome = decide()
+        message = _encode(outcome, notes[before:], detail=detail)
+        for stream in (sys.stdout, sys.stderr):
+            # What the judge printed goes to the sink, which the parent relays; a judge may have
+            # closed or replaced the streams.
+            with contextlib.suppress(Exception):
+                stream.flush()
+        write_all(write_fd, b"%d\n" % len(message) + message)
+    finally:
+        os._exit(0)
+
+
+def _encode(outcome: HookAnswer, notes: list[str], *, detail: bool) -> bytes:
+    """The outcome as JSON: response, body text, notes; event and verdict when audited."""
+    response = outcome.response.to_dict()
+    body = outcome.body
+    if body is not None:
+        # The body travels as the bytes already serialized (and checked), not a second time.
+        response.pop("stdout", None)
+    message: dict[str, Any] = {
+        "response": response,
+        "body": None if body is None else body.decode("utf-8", "surrogateescape"),
+        "unrendered": list(outcome.unrendered),
+        "notes": list(outcome.notes),
+        "entry_notes": notes,
+    }
+    if detail:
+        with_detail = {
+            **message,
+            "event": None if outcome.event is None else outcome.event.to_dict(),
+            "verdict": None if outcome.verdict is None else outcome.verdict.to_dict(),
+        }
+        try:
+            return json.dumps(with_detail).encode()
+        except (TypeError, ValueError, RecursionError):
+            pass  # the audit record goes without them; the answer is what matters
+    return json.dumps(message).encode()
+
+
+def _receive(fd: int) -> bytes | None:
+    """The child's whole message, or None when the pipe ends before it is complete."""
+    # Length-prefixed, so a grandchild of the judge that holds the pipe open delays nothing.
+    data = bytearray()
+    size: int | None = None
+    while size is None or len(data) < size:
+        chunk = os.read(fd, _READ_SIZE)
+        if not chunk:
+            return None
+        data += chunk
+        if size is None and b"\n" in data:
+            head, _, rest = bytes(data).partition(b"\n")
+            if not head.isdigit():
+                return None
+            size = int(head)
+            data = bytearray(rest)
+    return bytes(data[:size])
+
+
+def _decode(message: bytes, notes: list[str]) -> HookAnswer:
+    """The HookAnswer the child sent, with its entry notes added to notes."""
+    doc = json.loads(message)
+    fields = dict(doc["response"])
+    body = doc["body"]
+    if body is not None:
+        fields["stdout"] = {}  # present: the body written is the bytes below
+    notes.extend(str(note) for note in doc["entry_notes"])
+    event, verdict = doc.get("event"), doc.get("verdict")
+    return HookAnswer(
+        NativeResponse(**fields),
+        None if event is None else _rebuild(ToolCallEvent, event),
+        None if verdict is None else _rebuild(Verdict, verdict),
+        None if body is None else body.encode("utf-8", "surrogateescape"),
+        tuple(doc["unrendered"]),
+        tuple(doc["notes"]),
+    )
+
+
+def _rebuild(cls: type[Any], data: dict[str, Any]) -> Any:
+    """A model from its to_dict() form, through its own __init__ (from_dict loads dataclasses)."""
+    nested: dict[str, type[ContractModel]] = cls._nested_models()
+    return cls(
+        **{
+            key: _rebuild(nested[key], value) if key in nested else value
+            for key, value in data.items()
+        }
+    )
