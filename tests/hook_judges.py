@@ -316,3 +316,57 @@ HUGE_REASON = 50 * 1024 * 1024
 def huge_reason_deny(event: Any) -> Any:
     """Deny with a 50 MB reason."""
     return {"decision": "deny", "reason": "r" * HUGE_REASON}
+
+
+def overflows_c_stack(event: Any) -> Any:
+    """Lift the recursion limit, then recurse through a builtin until the C stack overflows."""
+    import functools
+    import sys
+
+    sys.setrecursionlimit(10**7)
+
+    def down(n: int) -> int:
+        # reduce is C code calling back into Python: every level costs C stack, so the process
+        # dies by SIGSEGV long before the lifted limit raises RecursionError.
+        return functools.reduce(lambda _a, _b: down(n + 1), [0, 1])
+
+    return {"decision": "allow", "depth": down(0)}
+
+
+def dumps_too_deep(event: Any) -> Any:
+    """Lift the recursion limit, then json.dumps a structure nested deeper than the C stack."""
+    import json
+    import sys
+
+    sys.setrecursionlimit(10**7)
+    nested: list[Any] = []
+    for _ in range(1_000_000):
+        nested = [nested]
+    return {"decision": "allow", "reason": json.dumps(nested)}
+
+
+def kills_itself(event: Any) -> Any:
+    """Send SIGKILL to the judge's own process (hardening-findings R2)."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def exits_at_once(event: Any) -> Any:
+    """End the judge's process with os._exit(0) before any answer (hardening-findings R1)."""
+    import os
+
+    os._exit(0)
+
+
+def deep_recursion_10m(event: Any) -> Any:
+    """deep_recursion with the §1.2 limit of 10**7 (exit 2, but after 58 s, without supervision)."""
+    import sys
+
+    sys.setrecursionlimit(10**7)
+
+    def down(n: int) -> int:
+        return down(n + 1) + 1
+
+    return {"decision": "allow", "depth": down(0)}

@@ -1728,3 +1728,61 @@ def test_held_an_audit_dir_the_hook_cannot_write_never_changes_the_answer(tmp_pa
     assert result.returncode == 2
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert b"not written" in result.stderr and not log.exists()
+
+
+# ---- Issue 15 follow-up: a judge whose process dies (a signal, os._exit) under fail-closed ------
+
+
+@pytest.mark.parametrize(
+    ("judge", "death"),
+    [
+        # setrecursionlimit(10**7), then recursion through C code: SIGSEGV, which Claude, Codex
+        # and Gemini read as a non-blocking error, so the call ran even under ACP_FAIL_CLOSED=1.
+        ("overflows_c_stack", "SIGSEGV"),
+        ("dumps_too_deep", "SIGSEGV"),
+        # hardening-findings R2 and R1: recorded as inherent to in-process judges.
+        ("kills_itself", "SIGKILL"),
+        ("exits_at_once", "exited with code 0"),
+    ],
+)
+def test_a_judge_whose_process_dies_under_fail_closed_does_not_run_the_call(
+    judge: str, death: str
+) -> None:
+    run = run_hook("claude", LS, judge=judge, ACP_FAIL_CLOSED="1")
+    assert blocked("claude", run)
+    assert "the judge's process" in run.stderr and death in run.stderr
+    assert "blocked because ACP_FAIL_CLOSED=1" in run.stderr
+
+
+@pytest.mark.parametrize("agent", AGENT_IDS)
+def test_a_judge_killed_by_sigsegv_under_fail_closed_blocks_on_every_host(agent: str) -> None:
+    run = run_hook(agent, ls_for(agent), judge="overflows_c_stack", ACP_FAIL_CLOSED="1")
+    assert blocked(agent, run), run
+    assert "SIGSEGV" in run.stderr
+
+
+def test_a_judge_killed_by_a_signal_keeps_the_default_posture_without_fail_closed() -> None:
+    # Supervision is the fail-closed path only: the default posture never pays for the fork.
+    run = run_hook("claude", LS, judge="kills_itself")
+    assert run.code == -9
+
+
+def test_a_supervised_judge_still_answers_prints_relays_and_audits(tmp_path: Path) -> None:
+    log = tmp_path / "a.jsonl"
+    run = run_hook("claude", LS, judge="sys_echo_ask", ACP_FAIL_CLOSED="1", ACP_AUDIT_LOG=str(log))
+    # The ask the child decided reaches the host; what the judge printed goes to stderr.
+    assert run.code == 0
+    assert run.body()["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert "hi" in run.stderr
+    (record,) = (json.loads(line) for line in log.read_text(encoding="utf-8").splitlines())
+    assert record["verdict"]["decision"] == "ask"
+    assert record["event"]["input"] == {"command": "ls"}
+
+
+def test_held_c_stack_recursion_after_a_10m_limit_is_answered_at_the_deadline() -> None:
+    # §1.2: exit 2, but after 58 s (the unwinding never checks for signals); in the supervised
+    # child the parent answers at ACP_HOOK_TIMEOUT_MS, and both host pipes reach EOF then.
+    env = claude_env("deep_recursion_10m", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="1000")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode)
+    assert b"no answer within ACP_HOOK_TIMEOUT_MS=1000" in result.stderr
