@@ -370,3 +370,9 @@ def deep_recursion_10m(event: Any) -> Any:
         return down(n + 1) + 1
 
     return {"decision": "allow", "depth": down(0)}
+
+
+def sleeps_ten(event: Any) -> Any:
+    """Blocked in a sleep for 10 s (§1.2's judge against a 300 ms deadline)."""
+    time.sleep(10)
+    return {"decision": "allow"}
