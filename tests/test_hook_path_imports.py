@@ -208,6 +208,8 @@ def test_plain_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
     assert result.returncode == BLOCK_EXIT["claude"], result.stderr
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "agent_control_plane_core.hooks" in modules
+    # The judge's supervising fork is the fail-closed path's only.
+    assert "agent_control_plane_core._supervise" not in modules
     assert _heavy(modules) == []
 
 
@@ -258,6 +260,9 @@ def test_fail_closed_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "ACP_FAIL_CLOSED=1" in result.stderr
+    # The judge ran in a supervised child (a judge killed by a signal still blocks), and the
+    # parent that answered loaded nothing heavy for it.
+    assert "agent_control_plane_core._supervise" in modules
     assert _heavy(modules) == []
 
 

@@ -39,6 +39,7 @@ FAULTS: dict[str, tuple[bytes | None, str | None, dict[str, str]]] = {
         "redos_then_allow",
         {"ACP_HOOK_TIMEOUT_MS": "300"},
     ),
+    "judge killed by a signal (SIGSEGV)": (None, "overflows_c_stack", {}),
 }
 
 
