@@ -65,8 +65,6 @@ def supervised(
 
 def _fork() -> int:
     """os.fork(), without Python 3.12's warning about forking with threads (the deadline's)."""
-    if sys.version_info < (3, 12):
-        return os.fork()
     import warnings
 
     # Under PYTHONWARNINGS=error the warning would raise in the parent after the child exists.
@@ -114,7 +112,10 @@ def _child(
             signal.setitimer(signal.ITIMER_REAL, max(seconds_left, 0.0) + _CHILD_GRACE_S)
         before = len(notes)
         outcome = decide()
-        message = _encode(outcome, notes[before:], detail=detail)
+        try:
+            message = _encode(outcome, notes[before:], detail=detail)
+        except Exception as exc:  # the parent names it and blocks
+            message = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
         for stream in (sys.stdout, sys.stderr):
             # What the judge printed goes to the sink, which the parent relays; a judge may have
             # closed or replaced the streams.
@@ -174,6 +175,8 @@ def _receive(fd: int) -> bytes | None:
 def _decode(message: bytes, notes: list[str]) -> HookAnswer:
     """The HookAnswer the child sent, with its entry notes added to notes."""
     doc = json.loads(message)
+    if "error" in doc:
+        raise ValueError(doc["error"])
     fields = dict(doc["response"])
     body = doc["body"]
     if body is not None:
