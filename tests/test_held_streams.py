@@ -193,23 +193,42 @@ def test_held_20_processes_x_200_appends_up_to_300_kb_leave_4000_whole_lines(
 HOOKS = 20
 CALLS = 15
 
+# One worker of the hook-process attack: CALLS hook processes in a row, each forked from this
+# already-imported interpreter (the console script's import is paid once per worker, so 300
+# calls fit the suite's time) and running the console script's own entry on the payload file.
+HOOK_WORKER = """
+import os, sys
+import agent_control_plane_core.audit
+from agent_control_plane_core.hooks import claude_main
+payload, calls = sys.argv[1], int(sys.argv[2])
+codes = []
+for _ in range(calls):
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(payload, os.O_RDONLY), 0)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        claude_main()
+    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+print(codes)
+"""
+
 
 def test_held_20_hook_processes_x_15_calls_leave_300_parseable_records(tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
-    hook = str(BIN / "acp-claude-hook")
-    loops = []
+    env = {**hook_env("claude"), "ACP_AUDIT_LOG": str(log)}
+    workers = []
     for worker in range(HOOKS):
         payload = tmp_path / f"p{worker}.json"
         payload.write_text(json.dumps({**PRE_TOOL["claude"], "session_id": f"w{worker}"}))
-        # Each worker calls the hook CALLS times in a row, all workers at once.
-        script = f'for i in $(seq {CALLS}); do "$0" < "$1" > /dev/null 2>&1; done; exit 0'
-        env = {**hook_env("claude"), "ACP_AUDIT_LOG": str(log)}
-        loops.append(subprocess.Popen(["sh", "-c", script, hook, str(payload)], env=env))
-    assert [loop.wait(timeout=HANG) for loop in loops] == [0] * HOOKS
+        command = [sys.executable, "-c", HOOK_WORKER, str(payload), str(CALLS)]
+        workers.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True))
+    # Every call was the demo judge's block of rm -rf, answered while the others appended.
+    assert [json.loads(w.communicate(timeout=HANG)[0]) for w in workers] == [[2] * CALLS] * HOOKS
     records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert len(records) == HOOKS * CALLS
     sessions = sorted(record["event"]["meta"]["session_id"] for record in records)
     assert sessions == sorted(f"w{worker}" for worker in range(HOOKS) for _ in range(CALLS))
-    # Every call was the demo judge's block of rm -rf: no record lost its answer.
     assert {record["exit_code"] for record in records} == {2}
     assert os.stat(log).st_mode & 0o777 == 0o600
