@@ -376,3 +376,9 @@ def sleeps_ten(event: Any) -> Any:
     """Blocked in a sleep for 10 s (§1.2's judge against a 300 ms deadline)."""
     time.sleep(10)
     return {"decision": "allow"}
+
+
+def sums_in_c(event: Any) -> Any:
+    """One C call that holds the interpreter lock and never checks for signals (R4), for minutes."""
+    sum(range(3 * 10**9))
+    return {"decision": "allow"}

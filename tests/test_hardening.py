@@ -1786,3 +1786,15 @@ def test_held_c_stack_recursion_after_a_10m_limit_is_answered_at_the_deadline() 
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
     assert blocks("claude", result.returncode)
     assert b"no answer within ACP_HOOK_TIMEOUT_MS=1000" in result.stderr
+
+
+def test_r4_a_judge_in_one_c_call_holding_the_interpreter_lock_is_answered_under_fail_closed() -> (
+    None
+):
+    # R4: neither the watchdog thread nor the SIGALRM handler runs inside such a call, so the
+    # in-process hook answered only when the host's timeout ran the call. The supervising parent
+    # is another process: its deadline answers, and the child ends by SIGALRM a second later.
+    env = claude_env("sums_in_c", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="500")
+    result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)
+    assert blocks("claude", result.returncode)
+    assert b"no answer within ACP_HOOK_TIMEOUT_MS=500" in result.stderr
