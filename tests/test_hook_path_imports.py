@@ -266,6 +266,19 @@ def test_fail_closed_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
     assert _heavy(modules) == []
 
 
+def test_fail_closed_audited_hook_process_loads_no_heavy_module(tmp_path: Path) -> None:
+    # The supervising parent rebuilds the child's event and verdict for the audit record.
+    log = tmp_path / "audit.jsonl"
+    env = {"ACP_FAIL_CLOSED": "1", "ACP_AUDIT_LOG": str(log)}
+    result, modules = _hook_process(tmp_path, ["acp-claude-hook"], env, _shell_payload("rm -rf /"))
+    assert result.returncode == 2, result.stderr
+    (record,) = (json.loads(line) for line in log.read_text(encoding="utf-8").splitlines())
+    assert record["verdict"]["decision"] == "deny"
+    assert record["event"]["meta"]["native_event"] == "PreToolUse"
+    assert "agent_control_plane_core._supervise" in modules
+    assert _heavy(modules) == []
+
+
 def _installed_command(tmp_path: Path, **options: object) -> tuple[list[str], dict[str, str]]:
     """The pre-tool command `acp install claude --project` writes: the entry's argv, its env."""
     import shlex

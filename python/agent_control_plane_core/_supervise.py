@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Final
 
 from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
 from ._model_base import ContractModel
 from ._plumbing import HookAnswer, HostPipes, write_all
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["supervised"]
 
@@ -65,6 +67,8 @@ def supervised(
 
 def _fork() -> int:
     """os.fork(), without Python 3.12's warning about forking with threads (the deadline's)."""
+    if sys.version_info < (3, 12):  # no warning to silence, and warnings stays unloaded
+        return os.fork()
     import warnings
 
     # Under PYTHONWARNINGS=error the warning would raise in the parent after the child exists.
@@ -117,10 +121,11 @@ def _child(
         except Exception as exc:  # the parent names it and blocks
             message = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
         for stream in (sys.stdout, sys.stderr):
-            # What the judge printed goes to the sink, which the parent relays; a judge may have
-            # closed or replaced the streams.
-            with contextlib.suppress(Exception):
+            # What the judge printed goes to the sink, which the parent relays.
+            try:  # a judge may have closed or replaced them
                 stream.flush()
+            except Exception:
+                pass
         write_all(write_fd, b"%d\n" % len(message) + message)
     finally:
         os._exit(0)
@@ -195,10 +200,18 @@ def _decode(message: bytes, notes: list[str]) -> HookAnswer:
 
 def _rebuild(cls: type[Any], data: dict[str, Any]) -> Any:
     """A model from its to_dict() form, through its own __init__ (from_dict loads dataclasses)."""
-    nested: dict[str, type[ContractModel]] = cls._nested_models()
-    return cls(
-        **{
-            key: _rebuild(nested[key], value) if key in nested else value
-            for key, value in data.items()
-        }
-    )
+    # A nested model's field is annotated with its class's name (the generated modules postpone
+    # annotations); reading the name, not evaluating it, keeps typing unloaded (issue 13).
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - inspect is heavy
+    names = vars(sys.modules[cls.__module__])
+    fields = {}
+    for key, value in data.items():
+        nested = names.get(annotations.get(key))
+        if (
+            isinstance(nested, type)
+            and issubclass(nested, ContractModel)
+            and isinstance(value, dict)
+        ):
+            value = _rebuild(nested, value)
+        fields[key] = value
+    return cls(**fields)
