@@ -18,10 +18,15 @@ PACKAGE = Path("python/agent_control_plane_core")
 GENERATED = PACKAGE / "_generated"
 PACKAGED_SCHEMA = PACKAGE / "schema"
 TEMPLATES = Path("templates/python")
-# Host-side plugins (JavaScript) for hosts without command hooks; acp install copies them.
-PLUGIN_TEMPLATES = Path("templates/opencode")
+# Host-side plugins for hosts without command hooks (opencode) or with a plugin form beside them
+# (Amp); acp install copies them. host -> (template under templates/<host>/, generated file name).
+PLUGIN_TEMPLATES = Path("templates")
 PLUGINS = GENERATED / "plugins"
-PLUGIN_HOSTS: Mapping[str, str] = {"opencode": "agent-control-plane.js.j2"}
+PLUGIN_HOSTS: Mapping[str, tuple[str, str]] = {
+    "opencode": ("agent-control-plane.js.j2", "opencode.js"),
+    # Amp loads TypeScript plugins (ampcode.com/manual/plugin-api); plain JavaScript is valid TS.
+    "amp": ("agent-control-plane.ts.j2", "amp.ts"),
+}
 # Documents datamodel-code-generator turns into dataclasses; the rest are read by templates.
 MODEL_DOCUMENTS = (
     "tool-call-event.schema.json",
@@ -247,12 +252,13 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
     for template, rel, ctx in renders:
         out[rel] = env.get_template(template).render(**ctx).encode("utf-8")
     # Host-side plugins take their event names and default reason from the host's declaration.
-    plugin_env = _environment(root_src, PLUGIN_TEMPLATES)
     for host in hosts:
         plugin = PLUGIN_HOSTS.get(host["agent"])
         if plugin is not None:
-            rendered = plugin_env.get_template(plugin).render(**context, host=host)
-            out[PLUGINS / f"{host['agent']}.js"] = rendered.encode("utf-8")
+            template, name = plugin
+            plugin_env = _environment(root_src, PLUGIN_TEMPLATES / host["agent"])
+            rendered = plugin_env.get_template(template).render(**context, host=host)
+            out[PLUGINS / name] = rendered.encode("utf-8")
     return out
 
 

@@ -57,3 +57,6 @@ VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
     MappingProxyType({"id": "post-tool-context-and-result", "set": MappingProxyType({"rendered_fields": MappingProxyType({"post_tool": ("additional_context", "mutated_output")})}), "since": "1.0.51", "until": None}),
     MappingProxyType({"id": "subagent-hooks", "set": MappingProxyType({"coverage": MappingProxyType({"subagent": "covered"})}), "since": "1.0.49", "until": None}),
 )
+# Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
+FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
+})
