@@ -132,7 +132,9 @@ class AmpAdapter(HostAdapter):
         decision = verdict.decision
         if decision == Decisions.DENY and event.this_call_vetoable:
             # The plugin answers reject-and-continue with this message, which the model reads.
-            return self.response(exit_code=_REJECT, enforced=True, stderr=self.block_reason(verdict))
+            return self.response(
+                exit_code=_REJECT, enforced=True, stderr=self.block_reason(verdict)
+            )
         body: dict[str, Any] = {}
         if decision == Decisions.ASK and kind == EventKinds.PRE_TOOL and self.NATIVE_ASK_TIER:
             # ctx.ui.confirm: yes runs the call, no rejects it with this text (forms.plugin).
