@@ -47,8 +47,12 @@ class AmpAdapter(HostAdapter):
         """Turn an Amp delegate envelope or plugin payload into a ToolCallEvent; never raises."""
         payload = to_object(native)
         native_event = payload.get(_EVENT)
-        if isinstance(native_event, str) and self._plugin_event(native_event):
-            return self._parse_plugin(payload, native_event)
+        if isinstance(native_event, str) or self.FORM is not None:
+            # Only the plugin names its event; the delegate's envelope never does, so in the
+            # plugin form a payload without one is an unmodelled event, not a delegate call.
+            return self._parse_plugin(
+                payload, native_event if isinstance(native_event, str) else ""
+            )
         fields = NativeFields(payload)
         # Every delegate call is a pre-tool permission check; the payload names no event.
         return self.build_event(
@@ -68,14 +72,16 @@ class AmpAdapter(HostAdapter):
             # An Amp thread is the session every host's meta carries.
             fields = NativeFields({**payload, StandardMetaFields.SESSION_ID: thread})
             fields.take(_THREAD)
-        fields.take(_EVENT)
+        if native_event:
+            fields.take(_EVENT)
         kind = self.kind_of(native_event)
+        tool_call = kind in _PLUGIN_KINDS
         return self.build_event(
             fields,
             kind=kind,
             native_event=native_event,
-            native_tool=fields.string(_TOOL),
-            tool_input=fields.object(_INPUT),
+            native_tool=fields.string(_TOOL) if tool_call else None,
+            tool_input=fields.object(_INPUT) if tool_call else {},
             call_keys=("mcp_context", "agent_type"),
             response_key=_OUTPUT,
         )
@@ -100,8 +106,8 @@ class AmpAdapter(HostAdapter):
         tool = event.meta.native_tool
         if isinstance(tool, str) and tool:
             return None
-        if self._plugin_event(event.meta.native_event):
-            return "the plugin payload names no tool"
+        if self.FORM is not None or self._plugin_event(event.meta.native_event):
+            return "the plugin payload names no tool" if event.event in _PLUGIN_KINDS else None
         # L12: an empty AGENT_TOOL_NAME leaves the bare parameters, which parse as no call at all.
         return (
             f"the delegate call names no tool ({_TOOL_NAME_ENV} is empty or unset and the payload"
@@ -112,7 +118,7 @@ class AmpAdapter(HostAdapter):
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as the plugin's answer body, or as the delegate's exit code."""
-        if self._plugin_event(event.meta.native_event):
+        if self.FORM is not None or self._plugin_event(event.meta.native_event):
             return self._render_plugin(verdict, event)
         if verdict.decision == Decisions.ALLOW:
             return self.response(exit_code=_ALLOW)
