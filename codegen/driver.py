@@ -356,6 +356,26 @@ def _version_problems(host: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _form_problems(host: Mapping[str, Any]) -> list[str]:
+    """A form states a difference from the top-level fields, as a version fact does."""
+    problems: list[str] = []
+    base = host.get("unrendered_fields", {})
+    features = set(host.get("features", {}))
+    for name, form in sorted(host.get("forms", {}).items()):
+        overlay = form["set"]
+        unknown = sorted(set(overlay.get("features", {})) - features)
+        if unknown:
+            problems.append(
+                f"forms.{name}: features {unknown} have no value in the top-level features"
+            )
+        for key, unrendered in (("rendered_fields", True), ("unrendered_fields", False)):
+            for kind, fields in overlay.get(key, {}).items():
+                same = sorted(f for f in fields if (f in base.get(kind, [])) != unrendered)
+                if same:
+                    problems.append(f"forms.{name}: {key}.{kind} {same} already hold without it")
+    return problems
+
+
 class SchemaLintError(ValueError):
     """A schema document or host declaration breaks a modelling rule; nothing is generated."""
 
@@ -397,6 +417,7 @@ def lint(root_src: Path = REPO) -> None:
         if set(host.get("coverage", {})) != enums["CallClass"]:
             problems.append(f"{where}: coverage needs exactly one status per CallClass")
         problems += [f"{where}: {problem}" for problem in _version_problems(host)]
+        problems += [f"{where}: {problem}" for problem in _form_problems(host)]
     problems += _meta_problems(documents)
     if problems:
         raise SchemaLintError(
