@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -10,7 +11,7 @@ from agent_control_plane_core import Verdict, adapter_for, assert_conforms
 from agent_control_plane_core.runtime import entry_adapter, render_escalated
 
 from conftest import FIXTURES_DIR
-from hook_runner import run_hook
+from hook_runner import BIN, run_hook
 
 AMP = adapter_for("amp")
 
@@ -156,3 +157,26 @@ def test_the_plugin_hook_entry_answers_in_the_plugin_form() -> None:
         AGENT_TOOL_NAME="Bash",
     )
     assert (done.code, json.loads(done.stdout)) == (0, {"output": "[redacted]"})
+
+
+def test_acp_bridge_lines_choose_the_form() -> None:
+    native = {"event": "tool.call", "tool": "Bash", "toolUseID": "t1", "input": {"cmd": "git push"}}
+    verdict = {"decision": "ask", "reason": "sure?"}
+    lines = [
+        {"agent": "amp", "native": native, "verdict": verdict, "options": {"amp_form": "plugin"}},
+        {"agent": "amp", "native": native, "verdict": verdict},
+        {"agent": "amp", "native": native, "verdict": verdict, "options": {"amp_form": "hook"}},
+    ]
+    done = subprocess.run(
+        [str(BIN / "acp"), "bridge"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    plugin, delegate, bad = (json.loads(line) for line in done.stdout.splitlines())
+    assert plugin["escalated"]["stdout"] == {"ask": "sure?"}
+    # Without the form the delegate's facts hold: no ask tier, so the ask becomes the block.
+    assert (delegate["escalated"]["exit_code"], delegate["escalated"]["enforced"]) == (2, True)
+    assert bad["event"]["error"] == "options: amp_form 'hook' is not one of the amp forms: plugin"
