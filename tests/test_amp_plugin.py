@@ -17,6 +17,10 @@ from agent_control_plane_core.install import InstallError, plan_install
 from hook_runner import BIN, hook_env
 
 NODE = shutil.which("node")
+PLUGIN_SOURCE = (
+    Path(__file__).resolve().parent.parent
+    / "python/agent_control_plane_core/_generated/plugins/amp.ts"
+)
 CALL, RESULT = "tool.call", "tool.result"
 REJECT = "reject-and-continue"
 
@@ -381,3 +385,27 @@ def test_the_real_hook_entry_asks_and_redacts_through_the_plugin(node: str, tmp_
     assert _answers(asks) == [{"action": REJECT, "message": "confirm please"}, {"action": "allow"}]
     redacted = _drive(node, plugin, [_result("TOKEN=1")], hook_env("amp", "redacts"))
     assert _answers(redacted) == [{"status": "done", "output": "[redacted]"}]
+
+
+def test_the_generated_plugin_is_valid_typescript(node: str) -> None:
+    # Amp loads plugins as TypeScript (ampcode.com/manual/plugin-api); its loader transpiles them,
+    # so the file must parse as TypeScript, not only run under node as the .mjs copies above do.
+    from test_host_static import node_modules
+
+    typescript = node_modules() / "typescript"
+    script = (
+        f"const ts = require({json.dumps(str(typescript))});"
+        "const src = require('fs').readFileSync(process.argv[1], 'utf8');"
+        "const out = ts.transpileModule(src, {reportDiagnostics: true, fileName: 'amp.ts',"
+        " compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}});"
+        "console.log(JSON.stringify(out.diagnostics.map("
+        "d => ts.flattenDiagnosticMessageText(d.messageText, ' '))));"
+    )
+    done = subprocess.run(
+        [node, "-e", script, str(PLUGIN_SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(done.stdout) == []
