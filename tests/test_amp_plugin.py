@@ -409,3 +409,35 @@ def test_the_generated_plugin_is_valid_typescript(node: str) -> None:
         check=True,
     )
     assert json.loads(done.stdout) == []
+
+
+def test_an_input_that_cannot_be_sent_takes_the_fail_posture_without_throwing(
+    node: str, tmp_path: Path
+) -> None:
+    # A BigInt has no JSON form; a handler that threw would stop Amp's thread (hosts/amp.json).
+    driver = tmp_path / "bigint.mjs"
+    bin_dir = _bin(tmp_path, {})
+    closed = _plugin(tmp_path, bin_dir, "closed.mjs", fail_closed=True)
+    driver.write_text(
+        textwrap.dedent(
+            """\
+            const mod = await import(process.argv[2]);
+            let handler;
+            await mod.default({ on: (event, fn) => { if (event === "tool.call") handler = fn; } });
+            const event = { toolUseID: "t", tool: "Bash", input: { cmd: 1n }, thread: { id: "T" } };
+            console.log(JSON.stringify(await handler(event, {})));
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [node, str(driver), closed.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["action"] == REJECT
+    assert answer["message"].startswith("agent-control-plane: cannot send the call to the hook (")
+    assert _calls(bin_dir) == []  # serialized first: no hook process was started

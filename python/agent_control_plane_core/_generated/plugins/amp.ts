@@ -37,6 +37,8 @@ function environment() {
 }
 
 function run(payload, cwd) {
+  // Serialized before anything starts: a payload JSON cannot carry starts no process.
+  const text = JSON.stringify(payload);
   return new Promise((resolve) => {
     const out = [];
     const err = [];
@@ -76,7 +78,7 @@ function run(payload, cwd) {
     );
     // A hook that exits without reading its stdin must not crash Amp with EPIPE.
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
+    child.stdin.end(text);
   });
 }
 
@@ -86,7 +88,13 @@ function isObject(value) {
 
 // One of {block: reason}, {body: {...}} or {failed: why}; never throws.
 async function decide(payload, cwd, log) {
-  const result = await run(payload, cwd);
+  let result;
+  try {
+    result = await run(payload, cwd);
+  } catch (error) {
+    // A payload that cannot be sent (JSON.stringify throws) is a failure, never a thrown handler.
+    return { failed: `cannot send the call to the hook (${error?.message ?? error})` };
+  }
   let why = result.error;
   if (why === undefined && result.code === BLOCK_EXIT) return { block: result.stderr || DEFAULT_REASON };
   if (why === undefined && result.code === 0) {
