@@ -20,10 +20,15 @@ PACKAGE = Path("python/agent_control_plane_core")
 GENERATED = PACKAGE / "_generated"
 PACKAGED_SCHEMA = PACKAGE / "schema"
 TEMPLATES = Path("templates/python")
-# Host-side plugins (JavaScript) for hosts without command hooks; acp install copies them.
-PLUGIN_TEMPLATES = Path("templates/opencode")
+# Host-side plugins for hosts without command hooks (opencode) or with a plugin form beside them
+# (Amp); acp install copies them. host -> (template under templates/<host>/, generated file name).
+PLUGIN_TEMPLATES = Path("templates")
 PLUGINS = GENERATED / "plugins"
-PLUGIN_HOSTS: Mapping[str, str] = {"opencode": "agent-control-plane.js.j2"}
+PLUGIN_HOSTS: Mapping[str, tuple[str, str]] = {
+    "opencode": ("agent-control-plane.js.j2", "opencode.js"),
+    # Amp loads TypeScript plugins (ampcode.com/manual/plugin-api); plain JavaScript is valid TS.
+    "amp": ("agent-control-plane.ts.j2", "amp.ts"),
+}
 # Documents datamodel-code-generator turns into dataclasses; the rest are read by templates.
 MODEL_DOCUMENTS = (
     "tool-call-event.schema.json",
@@ -283,12 +288,13 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
     for template, rel, ctx in renders:
         out[rel] = env.get_template(template).render(**ctx).encode("utf-8")
     # Host-side plugins take their event names and default reason from the host's declaration.
-    plugin_env = _environment(root_src, PLUGIN_TEMPLATES)
     for host in hosts:
         plugin = PLUGIN_HOSTS.get(host["agent"])
         if plugin is not None:
-            rendered = plugin_env.get_template(plugin).render(**context, host=host)
-            out[PLUGINS / f"{host['agent']}.js"] = rendered.encode("utf-8")
+            template, name = plugin
+            plugin_env = _environment(root_src, PLUGIN_TEMPLATES / host["agent"])
+            rendered = plugin_env.get_template(template).render(**context, host=host)
+            out[PLUGINS / name] = rendered.encode("utf-8")
     return out
 
 
@@ -386,6 +392,26 @@ def _version_problems(host: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _form_problems(host: Mapping[str, Any]) -> list[str]:
+    """A form states a difference from the top-level fields, as a version fact does."""
+    problems: list[str] = []
+    base = host.get("unrendered_fields", {})
+    features = set(host.get("features", {}))
+    for name, form in sorted(host.get("forms", {}).items()):
+        overlay = form["set"]
+        unknown = sorted(set(overlay.get("features", {})) - features)
+        if unknown:
+            problems.append(
+                f"forms.{name}: features {unknown} have no value in the top-level features"
+            )
+        for key, unrendered in (("rendered_fields", True), ("unrendered_fields", False)):
+            for kind, fields in overlay.get(key, {}).items():
+                same = sorted(f for f in fields if (f in base.get(kind, [])) != unrendered)
+                if same:
+                    problems.append(f"forms.{name}: {key}.{kind} {same} already hold without it")
+    return problems
+
+
 class SchemaLintError(ValueError):
     """A schema document or host declaration breaks a modelling rule; nothing is generated."""
 
@@ -427,6 +453,7 @@ def lint(root_src: Path = REPO) -> None:
         if set(host.get("coverage", {})) != enums["CallClass"]:
             problems.append(f"{where}: coverage needs exactly one status per CallClass")
         problems += [f"{where}: {problem}" for problem in _version_problems(host)]
+        problems += [f"{where}: {problem}" for problem in _form_problems(host)]
     problems += _meta_problems(documents)
     if problems:
         raise SchemaLintError(

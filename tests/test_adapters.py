@@ -72,7 +72,11 @@ def test_unknown_option_raises_one_line_naming_option_and_host() -> None:
 def test_every_adapter_takes_its_version_option_and_env_name(agent: str) -> None:
     adapter = adapter_for(agent, **{f"{agent}_version": "1.2.3"})
     assert adapter.HOST_VERSION == "1.2.3"  # type: ignore[attr-defined]
-    assert {f"{agent}_version": f"ACP_{agent.upper()}_VERSION"} == adapter.ENV_OPTIONS  # type: ignore[attr-defined]
+    expected = {f"{agent}_version": f"ACP_{agent.upper()}_VERSION"}
+    if adapter.DECLARATION.FORMS:  # type: ignore[attr-defined]
+        # A host with integration forms also takes its form (hosts/<agent>.json forms).
+        expected[f"{agent}_form"] = f"ACP_{agent.upper()}_FORM"
+    assert expected == adapter.ENV_OPTIONS  # type: ignore[attr-defined]
 
 
 def test_adapter_for_never_reads_the_environment() -> None:

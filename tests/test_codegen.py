@@ -269,6 +269,22 @@ def test_lint_refuses_a_host_declaration_missing_a_kind_row(tmp_path: Path) -> N
         lint(root)
 
 
+def test_lint_refuses_a_form_that_gives_a_channel_the_host_already_has(tmp_path: Path) -> None:
+    root = _repo_copy(tmp_path)
+    path = root / "schema/control-plane/v1/hosts/amp.json"
+    host = json.loads(path.read_text())
+    # A form states what differs from the top-level fields; amp's pre_tool never had this one.
+    host["forms"]["plugin"]["set"]["rendered_fields"]["pre_tool"] = ["additional_context"]
+    host["unrendered_fields"]["pre_tool"].remove("additional_context")
+    path.write_text(json.dumps(host))
+    with pytest.raises(
+        SchemaLintError,
+        match=r"hosts/amp.json: forms.plugin: rendered_fields.pre_tool \['additional_context'\]"
+        r" already hold without it",
+    ):
+        lint(root)
+
+
 def test_lint_refuses_a_def_that_is_not_pascal_case(tmp_path: Path) -> None:
     root = _repo_copy(tmp_path)
     path = root / "schema/control-plane/v1/verdict.schema.json"

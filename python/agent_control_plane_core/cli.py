@@ -44,9 +44,14 @@ _VALIDATE_KINDS: Final = {
     "verdict": "verdict",
     "native-response": "native-response",
 }
-# Per-line options of `acp bridge`: sole_gate and each host's <agent>_version (codex_version is
-# Codex's); everything else on a line is refused by name.
-_BRIDGE_OPTIONS: Final = ("sole_gate", *(f"{agent}_version" for agent in AGENT_IDS))
+# Per-line options of `acp bridge`: sole_gate, each host's <agent>_version (codex_version is
+# Codex's) and <agent>_form; everything else on a line is refused by name.
+# A host with integration forms also takes <agent>_form (amp_form: hosts/amp.json forms).
+_BRIDGE_OPTIONS: Final = (
+    "sole_gate",
+    *(f"{agent}_version" for agent in AGENT_IDS),
+    *(f"{agent}_form" for agent in AGENT_IDS),
+)
 _BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
 _ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
 _ON_UNRENDERED_HELP: Final = (
@@ -117,7 +122,9 @@ def bridge_line(line: str) -> dict[str, Any]:
         return _bridge_error(str(exc))
     agent, native, options = request["agent"], request["native"], request["options"]
     try:
-        versions = tuple(sorted((k, v) for k, v in options.items() if k.endswith("_version")))
+        versions = tuple(
+            sorted((k, v) for k, v in options.items() if k.endswith(("_version", "_form")))
+        )
         adapter = _bridge_adapter(agent, versions)
     except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
         return _bridge_error(f"options: {exc}")
@@ -204,6 +211,8 @@ def _bridge_request(line: str) -> dict[str, Any]:
     for name, version in options.items():
         if name.endswith("_version") and not isinstance(version, str):
             raise UsageError(f'options.{name} must be a version string such as "0.150.0"')
+        if name.endswith("_form") and not isinstance(version, str):
+            raise UsageError(f'options.{name} must be a form name such as "plugin"')
     return {**request, "options": options}
 
 
@@ -578,6 +587,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
             sole_gate=args.sole_gate,
             matcher=args.matcher,
             local=args.local,
+            plugin=args.plugin,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -791,6 +801,12 @@ def _parser() -> argparse.ArgumentParser:
         "--local",
         action="store_true",
         help="claude: write .claude/settings.local.json, the per-machine file, not settings.json",
+    )
+    sub.add_argument(
+        "--plugin",
+        action="store_true",
+        help="amp: write the Plugin API plugin to .amp/plugins/ (or ~/.config/amp/plugins/)"
+        " instead of the amp.permissions delegate rule",
     )
     sub.add_argument("--root", type=Path, help="project folder (default: the current folder)")
     sub.add_argument("--home", type=Path, help="home folder (default: ~)")

@@ -844,38 +844,63 @@ def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     return _dump_json(request.path, settings), before, notes
 
 
-# The plugin acp install copies for opencode (generated from templates/opencode/), and the one line
-# of it that carries the hook command (hosts/opencode.json notes).
-_OPENCODE_PLUGIN: Final = Path(__file__).parent / "_generated" / "plugins" / "opencode.js"
+# The plugins acp install copies (generated from templates/<host>/), and the one line of each that
+# carries the hook command (hosts/opencode.json, hosts/amp.json notes).
+_PLUGINS: Final = Path(__file__).parent / "_generated" / "plugins"
+_OPENCODE_PLUGIN: Final = _PLUGINS / "opencode.js"
+_AMP_PLUGIN: Final = _PLUGINS / "amp.ts"
 _PLUGIN_CONFIG: Final = "const CONFIG = "
 _PLUGIN_MARK: Final = "// DO NOT EDIT: this file is generated."
+# The mark is the plugin's first line, or its second after Amp's opt-in marker line.
+_PLUGIN_MARK_LINES: Final = 2
 
 
-def _opencode(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
-    """.opencode/plugin/agent-control-plane.js: the packaged plugin with this hook command in it."""
+def _plugin_copy(request: _Request, template: Path) -> tuple[str, str | None]:
+    """The packaged plugin with this hook command on its CONFIG line, and the file it replaces."""
     before = _read(request.path)
-    if before is not None and not before.startswith(_PLUGIN_MARK):
+    head = [] if before is None else before.splitlines()[:_PLUGIN_MARK_LINES]
+    if before is not None and not any(line.startswith(_PLUGIN_MARK) for line in head):
         raise InstallError(
             f"{request.path} exists and was not written by acp install; move it, then run"
-            " acp install opencode again"
+            f" acp install {request.host} again"
         )
-    template = _OPENCODE_PLUGIN.read_text(encoding="utf-8")
     config = {
         "command": request.argv,
         "failClosed": request.fail_closed,
         "timeoutMs": request.timeout_s * 1000,
     }
-    lines = template.splitlines(keepends=True)
+    lines = template.read_text(encoding="utf-8").splitlines(keepends=True)
     found = [i for i, line in enumerate(lines) if line.startswith(_PLUGIN_CONFIG)]
     if len(found) != 1:
-        raise InstallError(f"{_OPENCODE_PLUGIN} has no single CONFIG line; reinstall the package")
+        raise InstallError(f"{template} has no single CONFIG line; reinstall the package")
     lines[found[0]] = f"{_PLUGIN_CONFIG}{json.dumps(config, sort_keys=True)};\n"
+    return "".join(lines), before
+
+
+def _opencode(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.opencode/plugin/agent-control-plane.js: the packaged plugin with this hook command in it."""
+    after, before = _plugin_copy(request, _OPENCODE_PLUGIN)
     notes = (
         "opencode loads the plugin at its next start. On first run it installs @opencode-ai/plugin"
         " into its config folders from the package registry; the plugin needs none of it, but"
         " offline opencode waits for that install (host-findings.md §3.8).",
     )
-    return "".join(lines), before, notes
+    return after, before, notes
+
+
+def _amp_plugin(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
+    """.amp/plugins/agent-control-plane.ts: the Plugin API form, with this hook command in it."""
+    after, before = _plugin_copy(request, _AMP_PLUGIN)
+    notes = (
+        # ampcode.com/manual/plugin-api: the CLI loads plugins (only with PLUGINS=all on the
+        # builds that document it) and reloads them from the command palette.
+        "Amp loads the plugin at its next start (or on `plugins: reload`); builds that document"
+        " PLUGINS=all load plugins only when Amp runs with it. The Plugin API is experimental"
+        " and this form is not lab-verified (hosts/amp.json forms.plugin).",
+        "A delegate rule from `acp install amp` (without --plugin) would judge each call a second"
+        " time: remove it from amp.permissions once the plugin runs.",
+    )
+    return after, before, notes
 
 
 # host -> (project-relative path, home-relative path, installer entry)
@@ -922,6 +947,18 @@ _HOSTS: Final[
 # (Cline reads PostToolUse context; hosts/cline.json).
 _EXECUTED: Final[Mapping[str, frozenset[str]]] = {"cline": frozenset({EventKinds.POST_TOOL})}
 _EXECUTABLE: Final = 0o755
+
+# Hosts whose plugin form --plugin installs instead of the entry above: Amp loads plugins from
+# .amp/plugins/ and ~/.config/amp/plugins/ (ampcode.com/manual/plugin-api; rulesync#1938).
+_PLUGIN_HOSTS: Final[
+    Mapping[str, tuple[str, str, Callable[[_Request], tuple[str, str | None, tuple[str, ...]]]]]
+] = {
+    "amp": (
+        ".amp/plugins/agent-control-plane.ts",
+        ".config/amp/plugins/agent-control-plane.ts",
+        _amp_plugin,
+    ),
+}
 
 INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
 """Hosts acp install has a configuration entry for."""
@@ -998,6 +1035,7 @@ def plan_install(
     sole_gate: bool = False,
     matcher: str | None = None,
     local: bool = False,
+    plugin: bool = False,
 ) -> InstallPlan:
     """Plan the configuration change that registers this host's hook entry; nothing is written."""
     if host not in _HOSTS:
@@ -1016,7 +1054,12 @@ def plan_install(
             f"--on-unrendered {on_unrendered!r} is not one of {', '.join(UnrenderedPostures.ALL)}"
         )
     _check_matcher(host, matcher)
-    project_path, user_path, entry = _HOSTS[host]
+    if plugin and host not in _PLUGIN_HOSTS:
+        raise InstallError(
+            f"--plugin installs a host's plugin form; only {', '.join(sorted(_PLUGIN_HOSTS))}"
+            f" has one besides its hook entry, {host} has none"
+        )
+    project_path, user_path, entry = (_PLUGIN_HOSTS if plugin else _HOSTS)[host]
     if local:
         if host not in _LOCAL or scope != "project":
             where = "project scope" if host in _LOCAL else ", ".join(sorted(_LOCAL))

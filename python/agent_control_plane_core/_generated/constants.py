@@ -212,7 +212,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "notes", "block_response")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -235,6 +235,7 @@ class HostDeclarationFields:
     VERSIONS: Final = "versions"
     BUILT_FROM: Final = "built_from"
     VERSION_FACTS: Final = "version_facts"
+    FORMS: Final = "forms"
     NOTES: Final = "notes"
     BLOCK_RESPONSE: Final = "block_response"
 
@@ -253,6 +254,16 @@ class FailureResponseFields:
     ALL: Final[tuple[str, ...]] = ("exit_code", "stdout")
     EXIT_CODE: Final = "exit_code"
     STDOUT: Final = "stdout"
+
+
+class FormFields:
+    """Field names of Form, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set")
+    FACT: Final = "fact"
+    SOURCE: Final = "source"
+    LAB_VERIFIED: Final = "lab_verified"
+    SET: Final = "set"
 
 
 class NoteFields:

@@ -127,23 +127,37 @@ class HostAdapter:
         decl = self.DECLARATION
         # Every host takes its version as <agent>_version, from ACP_<AGENT>_VERSION in a hook entry.
         version_option = f"{decl.AGENT}_version"
-        accepted = self.OPTIONS | {version_option}
+        # A host with integration forms (hosts/<agent>.json forms) also takes <agent>_form.
+        forms: Mapping[str, Mapping[str, Any]] = getattr(decl, "FORMS", {})
+        form_option = f"{decl.AGENT}_form"
+        env_options = {version_option: f"ACP_{decl.AGENT.upper()}_VERSION"}
+        if forms:
+            env_options[form_option] = f"ACP_{decl.AGENT.upper()}_FORM"
+        accepted = self.OPTIONS | set(env_options)
         unknown = sorted(set(options) - accepted)
         if unknown:
             raise UnknownOptionError(
                 f"option {', '.join(unknown)} is not taken by the {decl.AGENT} adapter;"
                 f" it takes: {', '.join(sorted(accepted))}"
             )
+        form = options.get(form_option)
+        if form is not None and form not in forms:
+            raise UnknownOptionError(
+                f"{form_option} {form!r} is not one of the {decl.AGENT} forms:"
+                f" {', '.join(sorted(forms))}"
+            )
         check_alias_targets(decl.TOOL_ALIASES, f"hosts/{decl.AGENT}.json")
         self.options: Mapping[str, Any] = MappingProxyType(dict(options))
         self.VERSION_OPTION: str = version_option
         # option -> environment variable a hook entry or the CLI reads it from (an option wins).
-        self.ENV_OPTIONS: Mapping[str, str] = MappingProxyType(
-            {version_option: f"ACP_{decl.AGENT.upper()}_VERSION"}
-        )
+        self.ENV_OPTIONS: Mapping[str, str] = MappingProxyType(env_options)
         found = options.get(version_option)
         self.HOST_VERSION: str | None = found if isinstance(found, str) else None
-        view = _DeclarationView(decl, version_key(self.HOST_VERSION))
+        # The integration form configured (None: the one the top-level declaration describes).
+        self.FORM: str | None = form
+        view = _DeclarationView(
+            decl, version_key(self.HOST_VERSION), None if form is None else forms[form]
+        )
         # Ids of the version facts applied (host.schema.json version_facts), in declaration order.
         self.VERSION_FACTS: tuple[str, ...] = view.applied
         self.AGENT: str = decl.AGENT
@@ -394,7 +408,12 @@ def _at_version(
 class _DeclarationView:
     """A host declaration at one version: the top-level fields with the holding facts laid over."""
 
-    def __init__(self, decl: ModuleType, version: VersionKey | None) -> None:
+    def __init__(
+        self,
+        decl: ModuleType,
+        version: VersionKey | None,
+        form: Mapping[str, Any] | None = None,
+    ) -> None:
         supported: tuple[str, str] | None = decl.SUPPORTED_VERSIONS
         self.integration_mode: IntegrationMode = decl.INTEGRATION_MODE
         self.coverage: dict[CallClass, CoverageStatus] = dict(decl.COVERAGE)
@@ -414,6 +433,9 @@ class _DeclarationView:
                 self.lay(fact["set"])
                 applied.append(fact["id"])
         self.applied = tuple(applied)
+        if form is not None:
+            # A form describes another transport of the same host: it wins over the facts.
+            self.lay(form)
         first = None if supported is None else version_key(supported[0])
         if version is not None and first is not None and version < first:
             # host.schema.json versions.supported: nothing is known below min, so claim no block.

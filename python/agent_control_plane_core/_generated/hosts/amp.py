@@ -31,8 +31,8 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
-NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"delegate": "pre_tool"})
-NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"pre_tool": "delegate"})
+NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"delegate": "pre_tool", "tool.call": "pre_tool", "tool.result": "post_tool"})
+NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "tool.result", "pre_tool": "delegate"})
 TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"create_file": "Write", "edit_file": "Edit"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
@@ -59,3 +59,7 @@ VERSION_PAYLOAD_FIELD: Final[str | None] = None
 # Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
 VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
 )
+# Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
+FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
+    "plugin": MappingProxyType({"coverage": MappingProxyType({"subagent": "unknown"}), "native_ask_tier": True, "rendered_fields": MappingProxyType({"post_tool": ("additional_context", "mutated_output"), "pre_tool": ("additional_context", "mutated_input")})}),
+})

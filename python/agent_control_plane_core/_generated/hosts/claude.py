@@ -55,3 +55,6 @@ VERSION_PAYLOAD_FIELD: Final[str | None] = None
 # Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
 VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
 )
+# Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
+FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
+})

@@ -58,3 +58,6 @@ VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
     MappingProxyType({"id": "pre-tool-updated-input", "set": MappingProxyType({"rendered_fields": MappingProxyType({"pre_tool": ("mutated_input",)})}), "since": "0.131.0", "until": None}),
     MappingProxyType({"id": "post-tool-block-replaces-output", "set": MappingProxyType({"rendered_fields": MappingProxyType({"post_tool": ("mutated_output",)})}), "since": "0.150.0", "until": None}),
 )
+# Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
+FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
+})

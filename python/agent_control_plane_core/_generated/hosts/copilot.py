@@ -62,3 +62,6 @@ VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
     MappingProxyType({"id": "subagent-hooks", "set": MappingProxyType({"coverage": MappingProxyType({"subagent": "covered"})}), "since": "1.0.49", "until": None}),
     MappingProxyType({"id": "errored-hook-denies", "set": MappingProxyType({"dead_hook": "blocks"}), "since": "1.0.57", "until": None}),
 )
+# Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
+FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
+})
