@@ -35,6 +35,25 @@ def _record(folder: str, event: Any) -> None:
     (target / name).write_text(json.dumps(event.to_dict(), default=str), encoding="utf-8")
 
 
+def _command_line(pid: int) -> bytes:
+    """The command line of a process (empty when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as found:
+            return found.read()
+    except OSError:
+        return b""
+
+
+def _kill_supervisor() -> None:
+    """SIGKILL the hook process that forked this judge's process, if one did (ACP_FAIL_CLOSED)."""
+    # The fail-closed entry runs the judge in a forked child, whose command line is its parent's;
+    # an unsupervised judge's parent is the lab's tap (another program), which must live.
+    parent = os.getppid()
+    mine = _command_line(os.getpid())
+    if mine and _command_line(parent) == mine:
+        os.kill(parent, signal.SIGKILL)
+
+
 def judge(event: Any) -> dict[str, Any]:
     """Answer the scenario's verdict for this event kind; allow everything the scenario leaves out."""
     scenario = json.loads(_scenario_path().read_text(encoding="utf-8"))
@@ -45,8 +64,10 @@ def judge(event: Any) -> dict[str, Any]:
     if scenario.get("crash") and event.event == scenario.get("on_kind", event.event):
         raise LabJudgeCrash("the lab scenario asked this judge to crash")
     if scenario.get("kill") and event.event == scenario.get("on_kind", event.event):
-        # A death no handler in the hook can catch (ACP_FAIL_CLOSED included): only the host's
-        # own failure posture decides the call (CC-10).
+        if scenario["kill"] == "hook":
+            _kill_supervisor()
+        # A death no handler in this process can catch: unsupervised, only the host's own failure
+        # posture decides the call (CC-10); supervised (fail-closed), the hook answers for it.
         os.kill(os.getpid(), signal.SIGKILL)
     verdict: dict[str, Any] = scenario.get("verdicts", {}).get(event.event) or {
         "decision": Decisions.ALLOW

@@ -87,7 +87,10 @@ class Scenario:
     title: str
     kind_verdicts: tuple[tuple[str, str], ...] = ()
     crash: bool = False
-    kill: bool = False
+    # What the judge kills: "hook", the whole hook process (the fail-closed supervisor too), so
+    # only the host's own failure posture decides (CC-10); "judge", only the process the judge
+    # runs in, which the fail-closed supervisor outlives and answers for.
+    kill: str | None = None
     sleep_s: float = 0.0
     fail_closed: bool = False
     timeout_ms: int | None = None
@@ -175,9 +178,20 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("crash_fail_closed", "judge crash, ACP_FAIL_CLOSED", crash=True, fail_closed=True),
     # CC-10: the judge SIGKILLs its hook, which then dies without a word; only the host's own
     # failure posture (dead_hook) decides, with and without the --fail-closed entry.
-    Scenario("killed", "hook killed by a signal", kill=True),
+    Scenario("killed", "hook killed by a signal", kill="hook"),
     Scenario(
-        "killed_fail_closed", "hook killed by a signal, --fail-closed", kill=True, fail_closed=True
+        "killed_fail_closed",
+        "hook killed by a signal, --fail-closed",
+        kill="hook",
+        fail_closed=True,
+    ),
+    # The judge's own process dies (SIGKILL stands in for the SIGSEGV of a C-stack overflow):
+    # under --fail-closed the supervised hook outlives it and blocks on every host.
+    Scenario(
+        "judge_killed_fail_closed",
+        "judge's process killed by a signal, --fail-closed",
+        kill="judge",
+        fail_closed=True,
     ),
     Scenario(
         "timeout",
@@ -260,7 +274,7 @@ def expected(adapter: Adapter, scenario: Scenario) -> dict[str, bool]:
         return {ORIGINAL_RAN: False, REASON_SEEN: not fact(adapter, "BLOCK_ENDS_RUN")}
     if name == "timeout":
         return {ORIGINAL_RAN: not pre, HOOK_IN_TIME: True}
-    if name in ("ask", "crash_fail_closed"):
+    if name in ("ask", "crash_fail_closed", "judge_killed_fail_closed"):
         return {ORIGINAL_RAN: not pre}
     if name == "allow":
         return {ORIGINAL_RAN: True}

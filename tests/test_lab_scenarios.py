@@ -213,6 +213,45 @@ def test_copilot_refuses_a_dead_hook_from_the_version_that_made_errors_deny() ->
     assert sc.expected(at("1.0.65"), _scenario("killed")) == {sc.ORIGINAL_RAN: False}
 
 
+def test_a_killed_judge_under_fail_closed_is_expected_blocked_wherever_pre_tool_is_gated() -> None:
+    scenario = _scenario("judge_killed_fail_closed")
+    assert (scenario.kill, scenario.fail_closed) == ("judge", True)
+    runs = _fake(adapter_for("claude"), DEAD_HOOK="runs")
+    # The supervised hook answers for its judge: the host's dead-hook posture does not matter.
+    assert sc.expected(runs, scenario) == {sc.ORIGINAL_RAN: False}
+    assert sc.expected(_fake(runs, GATED_KINDS=frozenset()), scenario) == {sc.ORIGINAL_RAN: True}
+
+
+# A stand-in hook: forks like the fail-closed supervisor (or not), and the child runs the lab
+# judge's kill of the whole hook; the parent reports whether it survived.
+KILL_HOOK = """
+import os, sys, time
+sys.path.insert(0, {repo!r})
+from lab import judge
+if {fork!r}:
+    pid = os.fork()
+    if pid == 0:
+        judge._kill_supervisor()
+        os._exit(0)
+    os.waitpid(pid, 0)
+else:
+    judge._kill_supervisor()
+print("survived")
+"""
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_lab_judge_kills_its_supervising_hook_but_never_another_parent(fork: bool) -> None:
+    import signal
+
+    code = KILL_HOOK.format(repo=str(REPO), fork=fork)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if fork:  # the forked child's parent has its command line: the supervisor, killed
+        assert done.returncode == -signal.SIGKILL, done.stderr
+    else:  # this process's parent is pytest: left alone
+        assert (done.returncode, done.stdout.strip()) == (0, "survived"), done.stderr
+
+
 def test_tap_dies_by_the_signal_that_killed_the_hook(tmp_path: Path) -> None:
     import signal
 
