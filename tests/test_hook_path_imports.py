@@ -127,8 +127,10 @@ def test_hook_console_script_run_imports_no_forbidden_module(agent: str) -> None
 # dis, tokenize, which it imports) waits for a caller that reads dataclass metadata; argparse,
 # pathlib and gettext belong to the rest of the CLI; tomllib is read only when the policy's
 # compiled cache is missing or stale. typing (with contextlib and warnings, which it loads, as the
-# importlib package does) waits for a caller that reads an alias or evaluates an annotation.
+# importlib package does) waits for a caller that reads an alias or evaluates an annotation;
+# signal builds its IntEnum classes on import (the deadline and the supervisor use _signal).
 HEAVY = (
+    "signal",
     "typing",
     "contextlib",
     "warnings",

@@ -40,7 +40,9 @@ def test_no_signals_leaves_the_watchdog_to_answer(monkeypatch: pytest.MonkeyPatc
     def refuse(*_args: Any) -> Any:
         raise ValueError("signal only works in main thread of the main interpreter")
 
-    monkeypatch.setattr(signal, "signal", refuse)
+    import _signal
+
+    monkeypatch.setattr(_signal, "signal", refuse)
     _deadline.Answer(DIRECT, "claude", [])._arm_alarm(5.0, lambda: None, None)  # no raise
 
 

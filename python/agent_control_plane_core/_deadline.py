@@ -109,7 +109,12 @@ class Answer:
         after: Callable[[HookAnswer], None] | None,
     ) -> None:
         """Also answer from a SIGALRM handler: it runs inside C calls the watchdog cannot reach."""
-        import signal
+        # _signal, the C module: `signal` builds its IntEnum classes on import, about a
+        # millisecond of every call (issue 13); the handler and the timer need none of them.
+        if TYPE_CHECKING:  # typeshed describes the same functions under signal
+            import signal as _signal
+        else:
+            import _signal
         import threading
 
         # L7: a catastrophic regular expression holds the interpreter lock, so the watchdog thread
@@ -123,9 +128,9 @@ class Answer:
             # Otherwise the main path is answering already and ends the process itself.
 
         try:
-            signal.signal(signal.SIGALRM, expire)
+            _signal.signal(_signal.SIGALRM, expire)
             # A zero timer would disarm it: the deadline has passed, fire at once.
-            signal.setitimer(signal.ITIMER_REAL, max(seconds_left, 0.001))
+            _signal.setitimer(_signal.ITIMER_REAL, max(seconds_left, 0.001))
         except (ValueError, OSError):
             pass  # no signals here (not the main interpreter): the watchdog thread still answers
 

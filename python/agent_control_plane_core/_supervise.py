@@ -108,12 +108,16 @@ def _child(
             if fd is not None:
                 os.close(fd)
         pipes.out = pipes.err = None
-        import signal
-
         # The parent's deadline handler would answer from here; timers are not inherited.
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        # (_signal, the C module: `signal` builds its IntEnums on import, see _deadline.)
         if seconds_left is not None:
-            signal.setitimer(signal.ITIMER_REAL, max(seconds_left, 0.0) + _CHILD_GRACE_S)
+            if TYPE_CHECKING:  # typeshed describes the same functions under signal
+                import signal as _signal
+            else:
+                import _signal
+
+            _signal.signal(_signal.SIGALRM, _signal.SIG_DFL)
+            _signal.setitimer(_signal.ITIMER_REAL, max(seconds_left, 0.0) + _CHILD_GRACE_S)
         before = len(notes)
         outcome = decide()
         try:
