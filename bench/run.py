@@ -299,9 +299,13 @@ WHY_HOOK = """- **Hook latency.** A hook process loads, beyond the floor, about 
   of every row is wider than the gap to the target."""
 
 WHY_OPTIONS = """- **Options.** `ACP_POLICY` adds the policy module and the shell splitter (about 120 KB of
-  bytecode) and, on the first shell command, the splitter's regular expressions; reading the
-  compiled cache and its checksum (`binascii`) costs about a millisecond. `ACP_AUDIT_LOG` adds
-  `threading` (the write has a bound of its own) and the audit module."""
+  bytecode) and its regular expressions; reading the compiled cache and its checksum
+  (`binascii`) costs about a millisecond. `ACP_AUDIT_LOG` adds `threading` (the write has a
+  bound of its own) and the audit module. `ACP_FAIL_CLOSED=1` runs the judge in a forked child
+  (so a judge killed by a signal still blocks: `_supervise`), about 2 ms of copy-on-write
+  faults, the child's exit and its answer sent back over a pipe; the installed `--judge
+  --fail-closed` line pays that and the judge module's own import (the demo judge compiles two
+  regular expressions)."""
 
 WHY_EVENTS = """- **Parse+render throughput.** Building the two frozen dataclasses of an event (ten and
   seven keyword arguments) and the response costs more than a `json.loads` and `json.dumps` of
