@@ -83,7 +83,8 @@ def test_the_plugin_form_lays_its_overlay_and_the_delegate_keeps_the_declared_fa
         True,
     )
     assert "mutated_input" in AMP.UNRENDERED_FIELDS["pre_tool"]
-    assert PLUGIN.UNRENDERED_FIELDS["pre_tool"] == frozenset({"mutated_output"})
+    # A rewrite stays unrendered in the plugin form too: modify is not in the plugin types read.
+    assert PLUGIN.UNRENDERED_FIELDS["pre_tool"] == frozenset({"mutated_output", "mutated_input"})
     assert PLUGIN.UNRENDERED_FIELDS["post_tool"] == frozenset({"mutated_input"})
     # Subagent calls are not known to reach plugins: not vetoed on a claim nobody made.
     assert (AMP.COVERAGE["subagent"], PLUGIN.COVERAGE["subagent"]) == ("covered", "unknown")

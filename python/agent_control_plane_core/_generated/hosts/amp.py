@@ -61,5 +61,5 @@ VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
 )
 # Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
 FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({
-    "plugin": MappingProxyType({"coverage": MappingProxyType({"subagent": "unknown"}), "native_ask_tier": True, "rendered_fields": MappingProxyType({"post_tool": ("additional_context", "mutated_output"), "pre_tool": ("additional_context", "mutated_input")})}),
+    "plugin": MappingProxyType({"coverage": MappingProxyType({"subagent": "unknown"}), "native_ask_tier": True, "rendered_fields": MappingProxyType({"post_tool": ("additional_context", "mutated_output"), "pre_tool": ("additional_context",)})}),
 })

@@ -196,6 +196,8 @@ export default function (amp) {
     }
     const texts = notes(body);
     if (texts.length) held.set(event.toolUseID, texts);
+    // The entry sends no input while the amp declaration keeps mutated_input unrendered (the
+    // plugin types name no action that applies one); a later declaration that renders it lands here.
     if (isObject(body.input)) return { action: "modify", input: body.input };
     // Amp needs an answer from every tool.call handler.
     return { action: "allow" };
