@@ -77,6 +77,8 @@ def shell_result(agent: str, command: str, output: str) -> Any | None:
     for case in cases:
         event = case["event"]
         old = event.get("input", {}).get("command")
+        if any(option.endswith("_form") for option in case.get("adapter_options") or {}):
+            continue  # another integration form (Amp's plugin): not what the default entry reads
         if event["event"] == "post_tool" and event.get("tool") == "Bash" and isinstance(old, str):
             # The output is the longest text with a space in it; status words (success, 0) stay.
             # The tool's own name stays (Cline's tool_result response carries it).
