@@ -235,11 +235,11 @@ def _objects(documents: Mapping[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _environment(root_src: Path, folder: Path = TEMPLATES) -> Any:
+def _environment(root_src: Path, *folders: Path) -> Any:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root_src / folder)),
+        loader=jinja2.FileSystemLoader([str(root_src / f) for f in folders or (TEMPLATES,)]),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -292,7 +292,10 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
         plugin = PLUGIN_HOSTS.get(host["agent"])
         if plugin is not None:
             template, name = plugin
-            plugin_env = _environment(root_src, PLUGIN_TEMPLATES / host["agent"])
+            # Each plugin's own folder, then the parts the plugins share (templates/_plugin).
+            plugin_env = _environment(
+                root_src, PLUGIN_TEMPLATES / host["agent"], PLUGIN_TEMPLATES / "_plugin"
+            )
             rendered = plugin_env.get_template(template).render(**context, host=host)
             out[PLUGINS / name] = rendered.encode("utf-8")
     return out

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 from agent_control_plane_core.install import InstallError, plan_install
 
 from hook_runner import BIN, hook_env
+from plugin_runner import fake_hook_bin, run_driver
 
 NODE = shutil.which("node")
 PLUGIN_SOURCE = (
@@ -24,29 +24,12 @@ PLUGIN_SOURCE = (
 CALL, RESULT = "tool.call", "tool.result"
 REJECT = "reject-and-continue"
 
-# A stand-in for the hook entry: records each payload and the environment bits the plugin sets,
-# answers what answers.json says per event.
-FAKE_HOOK = textwrap.dedent(
-    """\
-    #!{python}
-    import json, os, pathlib, sys, time
-    here = pathlib.Path(__file__).resolve().parent
-    payload = sys.stdin.read()
-    with open(here / "calls.jsonl", "a") as calls:
-        record = {{
-            "argv": sys.argv[1:],
-            "form": os.environ.get("ACP_AMP_FORM"),
-            "delegate_tool": os.environ.get("AGENT_TOOL_NAME"),
-            "fail_closed": os.environ.get("ACP_FAIL_CLOSED"),
-        }}
-        calls.write(json.dumps({{**record, "payload": json.loads(payload)}}) + "\\n")
-    answer = json.loads((here / "answers.json").read_text()).get(json.loads(payload)["event"], {{}})
-    time.sleep(answer.get("sleep", 0))
-    sys.stdout.write(answer.get("stdout", ""))
-    sys.stderr.write(answer.get("stderr", ""))
-    sys.exit(answer.get("exit", 0))
-    """
-)
+# What the stand-in hook records of its environment (plugin_runner.FAKE_HOOK).
+RECORDED = {
+    "form": "ACP_AMP_FORM",
+    "delegate_tool": "AGENT_TOOL_NAME",
+    "fail_closed": "ACP_FAIL_CLOSED",
+}
 
 # Loads the plugin as Amp does (the default export receives the amp API), then fires the events
 # of each step; ctx.ui.confirm answers from the step ("throw" makes it throw, absent: no ui).
@@ -95,14 +78,7 @@ def node() -> str:
 
 
 def _bin(tmp: Path, answers: dict[str, Any]) -> Path:
-    folder = tmp / "bin"
-    folder.mkdir(exist_ok=True)
-    for name in ("acp", "acp-amp-hook"):
-        script = folder / name
-        script.write_text(FAKE_HOOK.format(python=sys.executable), encoding="utf-8")
-        script.chmod(0o755)
-    (folder / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
-    return folder
+    return fake_hook_bin(tmp, "amp", answers, RECORDED)
 
 
 def _plugin(tmp: Path, bin_dir: Path, name: str = "plugin.mjs", **options: Any) -> Path:
@@ -115,21 +91,9 @@ def _plugin(tmp: Path, bin_dir: Path, name: str = "plugin.mjs", **options: Any) 
 def _drive(
     node: str, plugin: Path, steps: list[dict[str, Any]], env: dict[str, str]
 ) -> dict[str, Any]:
-    driver = plugin.parent / "driver.mjs"
-    driver.write_text(DRIVER, encoding="utf-8")
-    spec = json.dumps({"steps": steps})
-    # A generous bound: it separates a hung plugin from an answer, it times nothing.
-    done = subprocess.run(
-        [node, str(driver), str(plugin), spec],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=plugin.parent,
-        timeout=120,
-        check=False,
+    result: dict[str, Any] = json.loads(
+        run_driver(node, DRIVER, plugin, {"steps": steps}, env).stdout
     )
-    assert done.returncode == 0, done.stderr
-    result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 

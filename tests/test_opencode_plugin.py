@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,27 +13,13 @@ import pytest
 from agent_control_plane_core.install import plan_install
 
 from hook_runner import BIN, hook_env
+from plugin_runner import fake_hook_bin, run_driver
 
 NODE = shutil.which("node")
 BEFORE, AFTER = "tool.execute.before", "tool.execute.after"
 
-# A stand-in for the hook entry: records each payload, answers what answers.json says per event.
-FAKE_HOOK = textwrap.dedent(
-    """\
-    #!{python}
-    import json, os, pathlib, sys, time
-    here = pathlib.Path(__file__).resolve().parent
-    payload = sys.stdin.read()
-    with open(here / "calls.jsonl", "a") as calls:
-        record = {{"argv": sys.argv[1:], "fail_closed": os.environ.get("ACP_FAIL_CLOSED")}}
-        calls.write(json.dumps({{**record, "payload": json.loads(payload)}}) + "\\n")
-    answer = json.loads((here / "answers.json").read_text()).get(json.loads(payload)["event"], {{}})
-    time.sleep(answer.get("sleep", 0))
-    sys.stdout.write(answer.get("stdout", ""))
-    sys.stderr.write(answer.get("stderr", ""))
-    sys.exit(answer.get("exit", 0))
-    """
-)
+# What the stand-in hook records of its environment (plugin_runner.FAKE_HOOK).
+RECORDED = {"fail_closed": "ACP_FAIL_CLOSED"}
 
 # Loads the plugin as opencode does (each export is a plugin function), runs the hook steps.
 DRIVER = textwrap.dedent(
@@ -68,14 +52,7 @@ def node() -> str:
 
 
 def _bin(tmp: Path, answers: dict[str, Any]) -> Path:
-    folder = tmp / "bin"
-    folder.mkdir(exist_ok=True)
-    for name in ("acp", "acp-opencode-hook"):
-        script = folder / name
-        script.write_text(FAKE_HOOK.format(python=sys.executable), encoding="utf-8")
-        script.chmod(0o755)
-    (folder / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
-    return folder
+    return fake_hook_bin(tmp, "opencode", answers, RECORDED)
 
 
 def _plugin(tmp: Path, bin_dir: Path, **options: Any) -> Path:
@@ -88,19 +65,7 @@ def _plugin(tmp: Path, bin_dir: Path, **options: Any) -> Path:
 def _drive(
     node: str, plugin: Path, steps: list[dict[str, Any]], directory: Path, env: dict[str, str]
 ) -> tuple[dict[str, Any], str]:
-    driver = plugin.parent / "driver.mjs"
-    driver.write_text(DRIVER, encoding="utf-8")
-    spec = json.dumps({"directory": str(directory), "steps": steps})
-    # A generous bound: it separates a hung plugin from an answer, it times nothing.
-    done = subprocess.run(
-        [node, str(driver), str(plugin), spec],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_driver(node, DRIVER, plugin, {"directory": str(directory), "steps": steps}, env)
     return json.loads(done.stdout), done.stderr
 
 

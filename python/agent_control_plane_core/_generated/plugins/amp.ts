@@ -12,7 +12,7 @@
 // Amp runs plugins in-process (ampcode.com/manual/plugin-api). This one hands every tool call to
 // the agent-control-plane hook entry, a separate process, and carries out its answer: exit 2
 // rejects the call with the reason as the message the model reads; a JSON body on stdout asks the
-// user to confirm, rewrites the input, replaces the tool's output, or adds notes for the model.
+// user to confirm, replaces the tool's output, or adds notes for the model.
 // It imports only a node built-in and never throws from a handler (hosts/amp.json notes).
 import { spawn } from "node:child_process";
 
@@ -82,6 +82,10 @@ function run(payload, cwd) {
   });
 }
 
+function notes(body) {
+  return [body.warning, body.context].filter((text) => typeof text === "string" && text);
+}
+
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -113,10 +117,6 @@ async function decide(payload, cwd, log) {
     if (result.stderr) why += `: ${result.stderr}`;
   }
   return { failed: why };
-}
-
-function notes(body) {
-  return [body.warning, body.context].filter((text) => typeof text === "string" && text);
 }
 
 // The tool's output with notes for the model after it, in the shape the output already has.

@@ -24,6 +24,8 @@ const DEFAULT_REASON = "blocked by monitor";
 const PREFIX = "agent-control-plane";
 
 function run(payload, cwd) {
+  // Serialized before anything starts: a payload JSON cannot carry starts no process.
+  const text = JSON.stringify(payload);
   return new Promise((resolve) => {
     const out = [];
     const err = [];
@@ -63,8 +65,12 @@ function run(payload, cwd) {
     );
     // A hook that exits without reading its stdin must not crash opencode with EPIPE.
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
+    child.stdin.end(text);
   });
+}
+
+function notes(body) {
+  return [body.warning, body.context].filter((text) => typeof text === "string" && text);
 }
 
 async function answer(payload, cwd) {
@@ -93,10 +99,6 @@ async function answer(payload, cwd) {
   }
   console.error(`${PREFIX}: ${why}; the call runs`);
   return {};
-}
-
-function notes(body) {
-  return [body.warning, body.context].filter((text) => typeof text === "string" && text);
 }
 
 export const AgentControlPlane = async ({ directory }) => {
