@@ -467,6 +467,13 @@ class _DeclarationView:
         self.features.update(overlay.get("features", {}))
 
 
+def output_text(replacement: object) -> str:
+    """A replacement tool output as the text a model reads: a string as is, other JSON as JSON."""
+    return (
+        replacement if isinstance(replacement, str) else json.dumps(replacement, ensure_ascii=False)
+    )
+
+
 def model_text(verdict: Verdict, *, output: bool, context: bool) -> str:
     """Text the model reads instead of a tool's result: reason, the replacement output, context.
 
@@ -475,12 +482,7 @@ def model_text(verdict: Verdict, *, output: bool, context: bool) -> str:
     """
     parts = [verdict.reason] if present(verdict.reason) and verdict.reason else []
     if output and present(verdict.mutated_output):
-        replacement = verdict.mutated_output
-        parts.append(
-            replacement
-            if isinstance(replacement, str)
-            else json.dumps(replacement, ensure_ascii=False)
-        )
+        parts.append(output_text(verdict.mutated_output))
     if context and present(verdict.additional_context) and verdict.additional_context:
         parts.append(verdict.additional_context)
     return "\n\n".join(parts)

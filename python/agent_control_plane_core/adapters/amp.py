@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from .._generated.constants import ContentFields, Decisions, EventKinds, StandardMetaFields
@@ -11,7 +10,7 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_object, to_string
-from ._base import HostAdapter, NativeFields
+from ._base import HostAdapter, NativeFields, output_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,13 +161,7 @@ class AmpAdapter(HostAdapter):
             and present(verdict.mutated_output)
             and self.carries(kind, ContentFields.MUTATED_OUTPUT)
         ):
-            replacement = verdict.mutated_output
-            # The model reads a text result; a structured replacement goes as JSON.
-            body[_NEW_OUTPUT] = (
-                replacement
-                if isinstance(replacement, str)
-                else json.dumps(replacement, ensure_ascii=False)
-            )
+            body[_NEW_OUTPUT] = output_text(verdict.mutated_output)  # the model reads text
         if (
             kind in _PLUGIN_KINDS
             and present(verdict.additional_context)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from .._generated.constants import (
     ContentFields,
     Decisions,
@@ -16,7 +14,7 @@ from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, to_object
-from ._base import HostAdapter, NativeFields
+from ._base import HostAdapter, NativeFields, output_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -191,7 +189,7 @@ def _result_object(replacement: object, original: object) -> dict[str, Any]:
     """A tool result object carrying the replacement text, keeping the original result type."""
     if isinstance(replacement, dict) and _RESULT_TEXT in replacement:
         return replacement
-    text = replacement if isinstance(replacement, str) else json.dumps(replacement)
+    text = output_text(replacement)
     kept = to_object(original).get(_RESULT_TYPE)
     result: dict[str, Any] = {_RESULT_TEXT: text}
     result[_RESULT_TYPE] = kept if isinstance(kept, str) else "success"

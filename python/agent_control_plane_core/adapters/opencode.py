@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 from .._generated.constants import ContentFields, Decisions, EventKinds, StandardMetaFields
 from .._generated.hosts import opencode as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
 from ..contract import present, rename_input_keys, to_object
-from ._base import HostAdapter, NativeFields
+from ._base import HostAdapter, NativeFields, output_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,11 +85,8 @@ class OpencodeAdapter(HostAdapter):
             and present(verdict.mutated_output)
             and self.carries(kind, ContentFields.MUTATED_OUTPUT)
         ):
-            replacement = verdict.mutated_output
             # output.output is the text the model reads; a structured replacement goes as JSON.
-            body[_NEW_OUTPUT] = (
-                replacement if isinstance(replacement, str) else json.dumps(replacement)
-            )
+            body[_NEW_OUTPUT] = output_text(verdict.mutated_output)
         if (
             kind in _TOOL_KINDS
             and present(verdict.additional_context)
