@@ -223,7 +223,11 @@ def test_claude_hook_process_rules_out_other_senders_without_their_adapters(
     result, modules = _hook_process(tmp_path, ["acp-claude-hook"], {}, _shell_payload("ls"))
     assert result.returncode == 0, result.stderr
     assert "agent_control_plane_core.adapters._foreign" in modules
-    others = {f"agent_control_plane_core.adapters.{host}" for host in ("cursor", "factory")}
+    from agent_control_plane_core._generated.hosts import SENDER_MARKERS
+
+    senders = [host for host, _, _ in SENDER_MARKERS["claude"]]
+    assert senders  # cursor and factory declare the Claude entry
+    others = {f"agent_control_plane_core.adapters.{host}" for host in senders}
     assert modules & others == set()
 
 

@@ -216,7 +216,9 @@ def test_copilot_refuses_a_dead_hook_from_the_version_that_made_errors_deny() ->
 def test_a_killed_judge_under_fail_closed_is_expected_blocked_wherever_pre_tool_is_gated() -> None:
     scenario = _scenario("judge_killed_fail_closed")
     assert (scenario.kill, scenario.fail_closed) == ("judge", True)
-    runs = _fake(adapter_for("claude"), DEAD_HOOK="runs")
+    from agent_control_plane_core._generated.constants import DeadHooks
+
+    runs = _fake(adapter_for("claude"), DEAD_HOOK=DeadHooks.RUNS)
     # The supervised hook answers for its judge: the host's dead-hook posture does not matter.
     assert sc.expected(runs, scenario) == {sc.ORIGINAL_RAN: False}
     assert sc.expected(_fake(runs, GATED_KINDS=frozenset()), scenario) == {sc.ORIGINAL_RAN: True}

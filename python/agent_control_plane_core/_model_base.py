@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import enum
+import sys
 from collections.abc import Mapping
 
 from ._lazy_typing import materialize
@@ -203,13 +204,19 @@ class ContractModel(metaclass=_ModelType):
     def _nested_models(cls) -> dict[str, type[ContractModel]]:
         cached = _NESTED.get(cls)
         if cached is None:
-            import typing
-
-            hints = typing.get_type_hints(cls)
-            cached = {
-                key: hint
-                for key, hint in hints.items()
-                if isinstance(hint, type) and issubclass(hint, ContractModel)
-            }
+            # The generated modules postpone annotations: a nested model's field is annotated with
+            # its class's name, looked up where the class was defined. Reading the names, not
+            # evaluating them (typing.get_type_hints), keeps typing unloaded (issue 13).
+            cached = {}
+            for klass in reversed(cls.__mro__):
+                module = sys.modules.get(klass.__module__)
+                names = vars(module) if module is not None else {}
+                annotations = klass.__dict__.get("__annotations__", {})  # noqa: RUF063
+                for key, hint in dict.items(annotations):  # not _Annotations.items: no typing
+                    found = names.get(hint) if isinstance(hint, str) else hint
+                    if isinstance(found, type) and issubclass(found, ContractModel):
+                        cached[key] = found
+                    else:
+                        cached.pop(key, None)  # a subclass may re-annotate a field
             _NESTED[cls] = cached
         return cached

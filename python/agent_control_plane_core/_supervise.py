@@ -10,7 +10,6 @@ from collections.abc import Callable
 from ._generated.models.native_response_schema import NativeResponse
 from ._generated.models.tool_call_event_schema import ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
-from ._model_base import ContractModel
 from ._plumbing import HookAnswer, HostPipes, write_all
 
 TYPE_CHECKING = False
@@ -204,18 +203,11 @@ def _decode(message: bytes, notes: list[str]) -> HookAnswer:
 
 def _rebuild(cls: type[Any], data: dict[str, Any]) -> Any:
     """A model from its to_dict() form, through its own __init__ (from_dict loads dataclasses)."""
-    # A nested model's field is annotated with its class's name (the generated modules postpone
-    # annotations); reading the name, not evaluating it, keeps typing unloaded (issue 13).
-    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - inspect is heavy
-    names = vars(sys.modules[cls.__module__])
+    nested = cls._nested_models()
     fields = {}
     for key, value in data.items():
-        nested = names.get(annotations.get(key))
-        if (
-            isinstance(nested, type)
-            and issubclass(nested, ContractModel)
-            and isinstance(value, dict)
-        ):
-            value = _rebuild(nested, value)
-        fields[key] = value
+        model = nested.get(key)
+        fields[key] = (
+            _rebuild(model, value) if model is not None and isinstance(value, dict) else value
+        )
     return cls(**fields)

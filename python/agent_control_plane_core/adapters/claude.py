@@ -73,9 +73,12 @@ class ClaudeAdapter(HostAdapter):
 
     def runs_for_other_hosts(self) -> bool:
         """Whether other hosts may hand this entry their payloads: only Claude Code's own entry."""
-        # Cursor runs .claude/settings.json hooks and Droid imports them (host-findings XH-1); the
-        # hosts built on this adapter (Droid, Qwen, Auggie) have entries of their own.
-        return self.AGENT == declaration.AGENT
+        # Cursor runs .claude/settings.json hooks and Droid imports them (host-findings XH-1): their
+        # declarations' sender_markers name this entry. The hosts built on this adapter (Droid,
+        # Qwen, Auggie) have entries of their own, which no other host runs.
+        from ._foreign import receives_foreign_payloads  # the hook entry's, not parse's
+
+        return receives_foreign_payloads(self.AGENT)
 
     def tool_input(self, native_tool: str | None, fields: NativeFields) -> dict[str, Any]:
         """The tool's input as the adapter reads it (a host may derive canonical keys)."""
