@@ -337,12 +337,7 @@ def _cmd_record(args: argparse.Namespace) -> int:
     adapter = _bridge_adapter(args.agent, tuple(sorted((options or {}).items())))
     into: dict[str, Any] | None = None
     if args.into is not None:
-        try:
-            into = json.loads(args.into.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"--into {args.into}: not a readable fixture file ({exc})") from exc
-        if not isinstance(into, dict) or into.get("agent") != args.agent:
-            raise UsageError(f"--into {args.into}: not a fixture file of agent {args.agent!r}")
+        into = _fixture_file(args.into, "--into", args.agent)
     try:
         if args.file == "-":
             natives = read_natives(sys.stdin)
@@ -366,18 +361,24 @@ def _cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fixture_file(path: Path, option: str, agent: str) -> dict[str, Any]:
+    """The fixture file an acp record option names, refused unless it is one of agent's."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{option} {path}: not a readable fixture file ({exc})") from exc
+    if not isinstance(data, dict) or data.get("agent") != agent:
+        raise UsageError(f"{option} {path}: not a fixture file of agent {agent!r}")
+    return data
+
+
 def _refresh(args: argparse.Namespace) -> int:
     """N11: a fixture file's goldens re-derived from the adapter after a contract change."""
     from ._record import RecordError, refresh_cases
 
     if args.file is not None or args.verdict or args.into is not None:
         raise UsageError("--refresh takes the fixture file alone")
-    try:
-        data = json.loads(args.refresh.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--refresh {args.refresh}: not a readable fixture file ({exc})") from exc
-    if not isinstance(data, dict) or data.get("agent") != args.agent:
-        raise UsageError(f"--refresh {args.refresh}: not a fixture file of agent {args.agent!r}")
+    data = _fixture_file(args.refresh, "--refresh", args.agent)
     try:
         versions = (("codex_version", args.codex_version),) if args.codex_version else ()
         changed = refresh_cases(_bridge_adapter(args.agent, versions), data["cases"])
