@@ -74,6 +74,18 @@ def _short(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _hook(agent: str, native: object, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """One call through the host's real hook entry."""
+    return subprocess.run(
+        [str(BIN / f"acp-{agent}-hook")],
+        input=json.dumps(native),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
 def _run_calls(env: dict[str, str], *, show: bool) -> None:
     """Every call through every host's hook entry; print the answers when show is set."""
     if show:
@@ -85,14 +97,7 @@ def _run_calls(env: dict[str, str], *, show: bool) -> None:
                 if show:
                     print(f"{label:12} {agent:7}    -  (no post_tool shell case in its fixtures)")
                 continue
-            result = subprocess.run(
-                [str(BIN / f"acp-{agent}-hook")],
-                input=json.dumps(native),
-                capture_output=True,
-                text=True,
-                env=env,
-                check=False,
-            )
+            result = _hook(agent, native, env)
             if not show:
                 continue
             print(f"{label:12} {agent:7} {result.returncode:>4}")
@@ -116,14 +121,7 @@ def _warm_up(env: dict[str, str]) -> None:
         native = shell_call(agent, "ls")
         if native is None:
             continue
-        subprocess.run(
-            [str(BIN / f"acp-{agent}-hook")],
-            input=json.dumps(native),
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
+        _hook(agent, native, env)
 
 
 def main() -> int:
