@@ -84,6 +84,10 @@ def to_string(value: object, fallback: str | None = None) -> str | None:
     return value if isinstance(value, str) else fallback
 
 
+# A set: make_event runs for every event an adapter parses.
+_EVENT_KINDS: Final = frozenset(EventKinds.ALL)
+
+
 def make_event(
     *,
     event: EventKind,
@@ -94,7 +98,7 @@ def make_event(
     response: Any = ABSENT,
 ) -> ToolCallEvent:
     """Build a ToolCallEvent, raising on an adapter bug: a bad kind, a non-bool or impossible veto."""
-    if event not in EventKinds.ALL:
+    if event not in _EVENT_KINDS:
         raise ValueError(f"make_event: event kind {event!r} is not one of {EventKinds.ALL}")
     if not isinstance(this_call_vetoable, bool):
         raise TypeError(

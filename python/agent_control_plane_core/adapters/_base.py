@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
 from .._generated.constants import (
-    SCHEMA_VERSION,
     CallClasses,
     DeadHooks,
     Decisions,
@@ -50,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["HostAdapter", "NativeFields"]
 
 _STANDARD_META: Final = StandardMetaFields.ALL
-_EVENT_KINDS: Final = frozenset(EventKinds.ALL)
 _POST_TOOL: Final = EventKinds.POST_TOOL
 _MCP: Final = CallClasses.MCP
 _BUILTIN: Final = CallClasses.BUILTIN
@@ -350,14 +348,7 @@ class HostAdapter:
             native_tool=ABSENT if native_tool is None else native_tool,
             **standard,
         )
-        if kind not in _EVENT_KINDS:
-            return make_event(  # raises, naming the bad kind
-                event=kind, tool=tool, input=tool_input, this_call_vetoable=vetoable, meta=meta
-            )
-        # make_event's other checks hold by construction here: vetoable_for gives False on an
-        # unknown event and the line above on an observe-only transport.
-        return ToolCallEvent(
-            schema_version=SCHEMA_VERSION,
+        return make_event(
             event=kind,
             tool=tool,
             input=tool_input,
