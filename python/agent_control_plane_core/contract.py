@@ -33,6 +33,7 @@ __all__ = [
     "call_class",
     "canonical_tool",
     "check_alias_targets",
+    "check_event",
     "coverage_allows_veto",
     "json_bytes",
     "make_event",
@@ -98,6 +99,20 @@ def make_event(
     response: Any = ABSENT,
 ) -> ToolCallEvent:
     """Build a ToolCallEvent, raising on an adapter bug: a bad kind, a non-bool or impossible veto."""
+    check_event(event, this_call_vetoable, meta.integration_mode)
+    return ToolCallEvent._of(
+        schema_version=SCHEMA_VERSION,
+        event=event,
+        tool=tool,
+        input=input,
+        this_call_vetoable=this_call_vetoable,
+        meta=meta,
+        response=response,
+    )
+
+
+def check_event(event: str, this_call_vetoable: object, integration_mode: str) -> None:
+    """Raise on what no event may be: a bad kind, a non-bool or an impossible veto."""
     if event not in _EVENT_KINDS:
         raise ValueError(f"make_event: event kind {event!r} is not one of {EventKinds.ALL}")
     if not isinstance(this_call_vetoable, bool):
@@ -107,17 +122,8 @@ def make_event(
     # tool-call-event.schema.json allOf: neither an unknown event nor an observe-only one vetoes.
     if this_call_vetoable and event == EventKinds.UNKNOWN:
         raise ValueError("make_event: an unknown event cannot be vetoable")
-    if this_call_vetoable and meta.integration_mode == IntegrationModes.OBSERVE_ONLY:
+    if this_call_vetoable and integration_mode == IntegrationModes.OBSERVE_ONLY:
         raise ValueError("make_event: an observe_only event cannot be vetoable")
-    return ToolCallEvent(
-        schema_version=SCHEMA_VERSION,
-        event=event,
-        tool=tool,
-        input=input,
-        this_call_vetoable=this_call_vetoable,
-        meta=meta,
-        response=response,
-    )
 
 
 def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
@@ -237,11 +243,11 @@ def unreadable_as_json(text: str) -> str:
 
 def rename_input_keys(tool_input: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
     """Rename input keys per the host's declaration; a rename never overwrites a present key."""
-    if not any(old in tool_input and new not in tool_input for old, new in renames.items()):
-        return tool_input
-    renamed = dict(tool_input)
+    renamed = tool_input
     for old, new in renames.items():
         if old in renamed and new not in renamed:
+            if renamed is tool_input:
+                renamed = dict(tool_input)  # copied only when a key moves: the caller's stays
             renamed[new] = renamed.pop(old)
     return renamed
 

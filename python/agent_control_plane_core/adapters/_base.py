@@ -11,6 +11,7 @@ from .._generated.constants import (
     DeadHooks,
     Decisions,
     EventKinds,
+    SCHEMA_VERSION,
     IntegrationModes,
     StandardMetaFields,
 )
@@ -24,7 +25,7 @@ from ..contract import (
     call_class,
     canonical_tool,
     check_alias_targets,
-    make_event,
+    check_event,
     present,
     rename_input_keys,
     to_object,
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
 
 __all__ = ["HostAdapter", "NativeFields"]
 
-_STANDARD_META: Final = StandardMetaFields.ALL
+_STANDARD_META: Final = frozenset(StandardMetaFields.ALL)
+_DECISIONS: Final = frozenset(Decisions.ALL)
 _POST_TOOL: Final = EventKinds.POST_TOOL
 _MCP: Final = CallClasses.MCP
 _BUILTIN: Final = CallClasses.BUILTIN
@@ -231,18 +233,21 @@ class HostAdapter:
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool = False
     ) -> NativeResponse:
         """Render a verdict as this host's whole native response; refuse a verdict or event it cannot."""
-        if verdict.decision not in Decisions.ALL:
+        if verdict.decision not in _DECISIONS:
             raise ValueError(
                 f"{self.AGENT} render: decision {verdict.decision!r} is not one of {Decisions.ALL};"
                 " pass the judge's output through sanitize_verdict or normalize_verdict first"
             )
-        if event.meta.agent != self.AGENT:
+        meta = event.meta
+        if meta.agent != self.AGENT:
             raise ValueError(
-                f"{self.AGENT} render: the event was parsed by the {event.meta.agent!r} adapter;"
-                f" render it with adapter_for({event.meta.agent!r})"
+                f"{self.AGENT} render: the event was parsed by the {meta.agent!r} adapter;"
+                f" render it with adapter_for({meta.agent!r})"
             )
+        if self.DECLARATION.VERSION_PAYLOAD_FIELD is None:
+            return self.render_checked(verdict, event, sole_gate=sole_gate)
         # A version the host sent in the payload stays in passthrough; render at that version.
-        adapter = self.versioned(event.meta.passthrough)
+        adapter = self.versioned(meta.passthrough)
         return adapter.render_checked(verdict, event, sole_gate=sole_gate)
 
     def render_checked(
@@ -308,13 +313,17 @@ class HostAdapter:
         if kind == _POST_TOOL and response_key is not None and response_key in payload:
             response = payload[response_key]
             consumed.add(response_key)
-        # Inlined NativeFields.string: this loop runs for every event a hook or the bridge parses.
+        # One pass splits what is left into the standard meta (a string under a standard name) and
+        # passthrough, in the payload's order: this runs for every event a hook or the bridge parses.
         standard = {}
-        for name in _STANDARD_META:
-            value = payload.get(name)
-            if isinstance(value, str):
-                consumed.add(name)
-                standard[name] = value
+        passthrough = {}
+        for key, value in payload.items():
+            if key in consumed:
+                continue
+            if key in _STANDARD_META and isinstance(value, str):
+                standard[key] = value
+            else:
+                passthrough[key] = value
         mcp_key, agent_type_key = call_keys
         calls = (
             _MCP
@@ -338,22 +347,25 @@ class HostAdapter:
             vetoable = vetoable_for(kind, calls, at.GATED_KINDS, at.COVERAGE, at.COVERAGE_KINDS)
             # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
             vetoable = vetoable and at.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
+            # make_event's checks depend on nothing but the key and the mode: run them once.
+            check_event(kind, vetoable, at.INTEGRATION_MODE)
             at._vetoable[(kind, calls)] = vetoable  # per adapter: its declaration never changes
-        meta = EventMeta(
-            agent=self.AGENT,
-            native_event=native_event,
-            integration_mode=at.INTEGRATION_MODE,
-            primary_gate_present=decl.PRIMARY_GATE_PRESENT,
-            passthrough={k: v for k, v in payload.items() if k not in consumed},
-            native_tool=ABSENT if native_tool is None else native_tool,
-            **standard,
-        )
-        return make_event(
+        # _of, not the class call: building the two objects is most of a parse (issue 13).
+        return ToolCallEvent._of(
+            schema_version=SCHEMA_VERSION,
             event=kind,
             tool=tool,
             input=tool_input,
             this_call_vetoable=vetoable,
-            meta=meta,
+            meta=EventMeta._of(
+                agent=self.AGENT,
+                native_event=native_event,
+                integration_mode=at.INTEGRATION_MODE,
+                primary_gate_present=decl.PRIMARY_GATE_PRESENT,
+                passthrough=passthrough,
+                native_tool=ABSENT if native_tool is None else native_tool,
+                **standard,
+            ),
             response=response,
         )
 
@@ -366,7 +378,7 @@ class HostAdapter:
         stderr: str | None = None,
     ) -> NativeResponse:
         """A NativeResponse on this adapter's transport; None leaves stdout or stderr absent."""
-        return NativeResponse(
+        return NativeResponse._of(
             transport=self.INTEGRATION_MODE,
             exit_code=exit_code,
             enforced=enforced,
