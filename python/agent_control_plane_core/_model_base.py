@@ -165,8 +165,10 @@ class ContractModel(metaclass=_ModelType):
         """Return the JSON object for this value, fields in schema order, absent optionals omitted."""
         # The generated __init__ fills __dict__ in one call, in schema order; reading it directly
         # skips a getattr per field, and to_dict runs for every event the bridge answers.
+        # isinstance on the value's class: a check against ContractModel itself goes through
+        # its metaclass's __instancecheck__ lookup, twice the cost, for every field.
         return {
-            name: value.to_dict() if isinstance(value, ContractModel) else value
+            name: value.to_dict() if isinstance(value.__class__, _ModelType) else value
             for name, value in self.__dict__.items()
             if value is not ABSENT
         }

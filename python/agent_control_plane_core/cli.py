@@ -17,7 +17,7 @@ from ._generated.constants import (
 )
 from ._generated.models.verdict_schema import Verdict
 from .adapters import AGENT_IDS, Adapter, adapter_for
-from .contract import json_bytes, normalize_verdict
+from .contract import json_bytes, json_text, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
     FAIL_CLOSED_ENV,
@@ -52,7 +52,12 @@ _BRIDGE_OPTIONS: Final = (
     *(f"{agent}_version" for agent in AGENT_IDS),
     *(f"{agent}_form" for agent in AGENT_IDS),
 )
+_BRIDGE_OPTION_SET: Final = frozenset(_BRIDGE_OPTIONS)
 _BRIDGE_KEYS: Final = frozenset({"agent", "native", "verdict", "options"})
+_AGENT_SET: Final = frozenset(AGENT_IDS)
+_VERDICT_FIELD_SET: Final = frozenset(VerdictFields.ALL)
+# A line without options: shared, never handed to a caller (bridge_line only reads it).
+_NO_OPTIONS: Final[dict[str, Any]] = {}
 _ON_UNRENDERED_ARGS: Final = ("--on-unrendered",)
 _ON_UNRENDERED_HELP: Final = (
     "deny (default), note or allow: what the hook does when a verdict asks for content the"
@@ -107,6 +112,11 @@ def _print_json(value: Any) -> None:
     sys.stdout.buffer.flush()
 
 
+# The keys of a bridge answer, in the order bridge_line builds them.
+_ANSWER_KEYS: Final = ("event", "render", "escalated", "unrendered")
+_ANSWER_LINE: Final = "{{" + ",".join(f'"{key}":{{}}' for key in _ANSWER_KEYS) + "}}"
+
+
 @lru_cache(maxsize=64)
 def _bridge_adapter(agent: str, versions: tuple[tuple[str, str], ...]) -> Adapter:
     # Bounded: a stream naming many versions must not grow memory without limit.
@@ -122,19 +132,17 @@ def bridge_line(line: str) -> dict[str, Any]:
         return _bridge_error(str(exc))
     agent, native, options = request["agent"], request["native"], request["options"]
     try:
-        versions = tuple(
-            sorted((k, v) for k, v in options.items() if k.endswith(("_version", "_form")))
+        versions = (
+            tuple(sorted((k, v) for k, v in options.items() if k.endswith(("_version", "_form"))))
+            if options
+            else ()
         )
         adapter = _bridge_adapter(agent, versions)
     except TypeError as exc:  # an option this host does not take, e.g. codex_version on claude
         return _bridge_error(f"options: {exc}")
     event = adapter.parse(native)
-    answer: dict[str, Any] = {
-        "event": event.to_dict(),
-        "render": None,
-        "escalated": None,
-        "unrendered": None,
-    }
+    answer: dict[str, Any] = dict.fromkeys(_ANSWER_KEYS)
+    answer["event"] = event.to_dict()
     if "verdict" not in request:
         return answer
     sole_gate = bool(options.get("sole_gate", False))
@@ -156,8 +164,8 @@ def bridge_line(line: str) -> dict[str, Any]:
 
 def _verdict(raw: object) -> Verdict:
     """normalize_verdict, refusing a field the verdict does not have (mutated_ouput) by name."""
-    if isinstance(raw, dict):
-        unknown = sorted(str(key) for key in raw if key not in VerdictFields.ALL)
+    if isinstance(raw, dict) and not _VERDICT_FIELD_SET.issuperset(raw):
+        unknown = sorted(str(key) for key in raw if key not in _VERDICT_FIELD_SET)
         if unknown:
             raise ValueError(
                 f"unknown verdict field(s) {', '.join(unknown)}; known: {', '.join(VerdictFields.ALL)}"
@@ -166,13 +174,25 @@ def _verdict(raw: object) -> Verdict:
 
 
 def _bridge_error(text: str) -> dict[str, Any]:
-    return {"event": {"error": text}, "render": None, "escalated": None, "unrendered": None}
+    answer: dict[str, Any] = dict.fromkeys(_ANSWER_KEYS)
+    answer["event"] = {"error": text}
+    return answer
 
 
 def _bridge_bytes(line: str) -> bytes:
     """The answer line's JSON; an answer JSON cannot carry (NaN, 1e400) is an error answer."""
     try:
-        return json_bytes(bridge_line(line))
+        answer = bridge_line(line)
+        rendered = answer["render"]
+        if rendered is None or answer["escalated"] is not rendered:
+            return json_bytes(answer)
+        # Most answers keep their render: encode that object once and write it twice, the same
+        # bytes json_bytes gives for the whole answer (keys in the answer's order, compact).
+        text = json_text(rendered)
+        parts = [json_text(answer["event"]), text, text, json_text(answer["unrendered"])]
+        return _ANSWER_LINE.format(*parts).encode("utf-8")
+    except UnicodeEncodeError:
+        return json_bytes(answer)  # a lone surrogate: json_bytes escapes the whole line
     except ValueError as exc:  # L1: never write NaN or Infinity, which strict parsers reject
         return json_bytes(_bridge_error(f"line holds a number JSON cannot carry ({exc})"))
 
@@ -188,23 +208,31 @@ def _bridge_request(line: str) -> dict[str, Any]:
             f"line is a JSON {type(request).__name__}; send an object"
             ' {"agent", "native", "verdict"?, "options"?}'
         )
-    unknown = sorted(set(request) - _BRIDGE_KEYS)
-    if unknown:
+    if not _BRIDGE_KEYS.issuperset(request):
+        unknown = sorted(set(request) - _BRIDGE_KEYS)
         raise UsageError(
             f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_BRIDGE_KEYS))}"
         )
     agent = request.get("agent")
-    if not isinstance(agent, str) or not _known_agent(agent):
+    if not isinstance(agent, str) or (agent not in _AGENT_SET and not _known_agent(agent)):
         raise UsageError(
             f"agent {agent!r} is not one of {', '.join(AGENT_IDS)} or a registered adapter"
         )
     if "native" not in request:
         raise UsageError("line has no native payload; add the host's raw hook payload as native")
-    options = request.get("options", {})
+    options = request.get("options", _NO_OPTIONS)
     if not isinstance(options, dict):
         raise UsageError(f"options must be an object {{sole_gate?, {agent}_version?}}")
-    bad = sorted(set(options) - set(_BRIDGE_OPTIONS))
-    if bad:
+    if options:  # most lines carry none: nothing to check
+        _check_bridge_options(options)
+    request["options"] = options  # the decoded line is this call's own object
+    return request
+
+
+def _check_bridge_options(options: dict[str, Any]) -> None:
+    """Raise a UsageError naming an unknown or mistyped per-line option."""
+    if not _BRIDGE_OPTION_SET.issuperset(options):
+        bad = sorted(set(options) - _BRIDGE_OPTION_SET)
         raise UsageError(f"unknown option(s) {', '.join(bad)}; known: {', '.join(_BRIDGE_OPTIONS)}")
     if not isinstance(options.get("sole_gate", False), bool):
         raise UsageError("options.sole_gate must be true or false")
@@ -213,7 +241,6 @@ def _bridge_request(line: str) -> dict[str, Any]:
             raise UsageError(f'options.{name} must be a version string such as "0.150.0"')
         if name.endswith("_form") and not isinstance(version, str):
             raise UsageError(f'options.{name} must be a form name such as "plugin"')
-    return {**request, "options": options}
 
 
 def run_bridge(lines: Iterable[str], out: IO[str]) -> int:

@@ -36,6 +36,7 @@ __all__ = [
     "check_event",
     "coverage_allows_veto",
     "json_bytes",
+    "json_text",
     "make_event",
     "normalize_verdict",
     "parse_version",
@@ -128,8 +129,13 @@ def check_event(event: str, this_call_vetoable: object, integration_mode: str) -
 
 def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
     """Return a Verdict from a Verdict or mapping, keeping only modelled fields that are present."""
-    if isinstance(verdict, Verdict):
-        mapping: Mapping[str, Any] = verdict.to_dict()
+    mapping: Mapping[str, Any]
+    # What a judge or a bridge line mostly gives, tested first: isinstance against Verdict and
+    # Mapping goes through their metaclasses' __instancecheck__.
+    if verdict.__class__ is dict:
+        mapping = verdict
+    elif isinstance(verdict, Verdict):
+        mapping = verdict.to_dict()
     elif isinstance(verdict, Mapping):
         mapping = verdict
     else:
@@ -145,7 +151,7 @@ def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
                 f"normalize_verdict: {name} must be a JSON {expected}, got {type(value).__name__};"
                 " fix the judge, or use sanitize_verdict to drop mistyped fields"
             )
-    return Verdict(decision=decision, **kept)
+    return Verdict._of(decision=decision, **kept)
 
 
 def sanitize_verdict(
@@ -205,6 +211,11 @@ def _json_text(value: object) -> str:
 
 # One encoder for every body and bridge line: json.dumps with options builds a new one per call.
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def json_text(value: object) -> str:
+    """Compact JSON text of a value, non-ASCII kept; raises TypeError or ValueError (NaN) as json_bytes."""
+    return _COMPACT.encode(value)
 
 
 def json_bytes(value: object) -> bytes:

@@ -270,11 +270,15 @@ def _sender_adapter(
     return adapter if other.parse(payload).event == EventKinds.UNKNOWN else other
 
 
+# An event kind a third-party adapter's declaration does not list carries no content field.
+_EVERY_CONTENT_FIELD: Final = frozenset(ContentFields.ALL)
+
+
 def _unrendered_fields(
     adapter: Adapter, verdict: Verdict, event: ToolCallEvent, response: NativeResponse
 ) -> tuple[str, ...]:
     """The verdict's content fields the host has no channel for on this event (declaration order)."""
-    cannot = adapter.UNRENDERED_FIELDS.get(event.event, frozenset(ContentFields.ALL))
+    cannot = adapter.UNRENDERED_FIELDS.get(event.event, _EVERY_CONTENT_FIELD)
     if not cannot:
         return ()
     # A rewrite of a call that is not going to run (a deny, an escalated block) loses nothing.

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
 from .._generated.constants import (
+    SCHEMA_VERSION,
     CallClasses,
     DeadHooks,
     Decisions,
     EventKinds,
-    SCHEMA_VERSION,
     IntegrationModes,
     StandardMetaFields,
 )
