@@ -205,3 +205,35 @@ def test_of_builds_the_value_the_constructor_builds_for_every_generated_class() 
             cls._of(**{**full, "not_a_field": 1})
         with pytest.raises(dataclasses.FrozenInstanceError):
             cls._of(**full).__setattr__(fields[0].name, 1)
+
+
+def test_parsed_events_and_renders_hold_the_fields_their_constructors_would() -> None:
+    # build_event and HostAdapter.response fill __dict__ from copied plans, not through the
+    # constructors: every field present, in schema order, equal to the constructed value.
+    import json
+
+    from agent_control_plane_core import AGENT_IDS, adapter_for, normalize_verdict
+    from agent_control_plane_core._generated.constants import (
+        EventMetaFields,
+        NativeResponseFields,
+        ToolCallEventFields,
+    )
+
+    from conftest import FIXTURES_DIR
+
+    checked = 0
+    for agent in AGENT_IDS:
+        adapter = adapter_for(agent)
+        for case in json.loads((FIXTURES_DIR / f"{agent}.json").read_text(encoding="utf-8"))[
+            "cases"
+        ]:
+            event = adapter.parse(case["native"])
+            assert tuple(vars(event)) == ToolCallEventFields.ALL
+            assert tuple(vars(event.meta)) == EventMetaFields.ALL
+            assert event == ToolCallEvent(**{**vars(event), "meta": EventMeta(**vars(event.meta))})
+            for answer in case.get("render", {}).values():
+                response = adapter.render(normalize_verdict(answer["verdict"]), event)
+                assert tuple(vars(response)) == NativeResponseFields.ALL
+                assert response == NativeResponse(**vars(response))
+                checked += 1
+    assert checked > 100

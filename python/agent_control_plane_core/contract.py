@@ -33,7 +33,6 @@ __all__ = [
     "call_class",
     "canonical_tool",
     "check_alias_targets",
-    "check_event",
     "coverage_allows_veto",
     "json_bytes",
     "json_text",
@@ -100,20 +99,6 @@ def make_event(
     response: Any = ABSENT,
 ) -> ToolCallEvent:
     """Build a ToolCallEvent, raising on an adapter bug: a bad kind, a non-bool or impossible veto."""
-    check_event(event, this_call_vetoable, meta.integration_mode)
-    return ToolCallEvent._of(
-        schema_version=SCHEMA_VERSION,
-        event=event,
-        tool=tool,
-        input=input,
-        this_call_vetoable=this_call_vetoable,
-        meta=meta,
-        response=response,
-    )
-
-
-def check_event(event: str, this_call_vetoable: object, integration_mode: str) -> None:
-    """Raise on what no event may be: a bad kind, a non-bool or an impossible veto."""
     if event not in _EVENT_KINDS:
         raise ValueError(f"make_event: event kind {event!r} is not one of {EventKinds.ALL}")
     if not isinstance(this_call_vetoable, bool):
@@ -123,8 +108,17 @@ def check_event(event: str, this_call_vetoable: object, integration_mode: str) -
     # tool-call-event.schema.json allOf: neither an unknown event nor an observe-only one vetoes.
     if this_call_vetoable and event == EventKinds.UNKNOWN:
         raise ValueError("make_event: an unknown event cannot be vetoable")
-    if this_call_vetoable and integration_mode == IntegrationModes.OBSERVE_ONLY:
+    if this_call_vetoable and meta.integration_mode == IntegrationModes.OBSERVE_ONLY:
         raise ValueError("make_event: an observe_only event cannot be vetoable")
+    return ToolCallEvent._of(
+        schema_version=SCHEMA_VERSION,
+        event=event,
+        tool=tool,
+        input=input,
+        this_call_vetoable=this_call_vetoable,
+        meta=meta,
+        response=response,
+    )
 
 
 def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
@@ -288,7 +282,10 @@ def canonical_tool(
 
 def call_class(native_tool: str | None, mcp_context: object, agent_type: object) -> CallClass:
     """Classify one call as mcp, subagent or builtin from the fields the adapter read."""
-    if (native_tool is not None and _is_mcp_name(native_tool)) or isinstance(mcp_context, dict):
+    # startswith first: most tools are builtins, and this runs on every parse.
+    if (
+        native_tool is not None and native_tool.startswith("mcp_") and _is_mcp_name(native_tool)
+    ) or isinstance(mcp_context, dict):
         return CallClasses.MCP
     if isinstance(agent_type, str) and agent_type:
         return CallClasses.SUBAGENT

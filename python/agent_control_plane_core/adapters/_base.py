@@ -7,13 +7,15 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
 from .._generated.constants import (
-    SCHEMA_VERSION,
     CallClasses,
     DeadHooks,
     Decisions,
     EventKinds,
+    EventMetaFields,
     IntegrationModes,
+    NativeResponseFields,
     StandardMetaFields,
+    ToolCallEventFields,
 )
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
@@ -25,7 +27,7 @@ from ..contract import (
     call_class,
     canonical_tool,
     check_alias_targets,
-    check_event,
+    make_event,
     present,
     rename_input_keys,
     to_object,
@@ -51,6 +53,19 @@ __all__ = ["HostAdapter", "NativeFields"]
 
 _STANDARD_META: Final = frozenset(StandardMetaFields.ALL)
 _DECISIONS: Final = frozenset(Decisions.ALL)
+_NATIVE_EVENT: Final = EventMetaFields.NATIVE_EVENT
+_PASSTHROUGH: Final = EventMetaFields.PASSTHROUGH
+_NATIVE_TOOL: Final = EventMetaFields.NATIVE_TOOL
+_TOOL: Final = ToolCallEventFields.TOOL
+_INPUT: Final = ToolCallEventFields.INPUT
+_META: Final = ToolCallEventFields.META
+_RESPONSE: Final = ToolCallEventFields.RESPONSE
+_EXIT_CODE: Final = NativeResponseFields.EXIT_CODE
+_ENFORCED: Final = NativeResponseFields.ENFORCED
+_STDOUT: Final = NativeResponseFields.STDOUT
+_STDERR: Final = NativeResponseFields.STDERR
+_new: Final = object.__new__
+_set_fields: Final = object.__setattr__
 _POST_TOOL: Final = EventKinds.POST_TOOL
 _MCP: Final = CallClasses.MCP
 _BUILTIN: Final = CallClasses.BUILTIN
@@ -187,9 +202,24 @@ class HostAdapter:
         self.BLOCK_STDOUT: Mapping[str, object] | None = getattr(
             decl, "BLOCK_STDOUT", self.FAILURE_STDOUT
         )
-        # (kind, call class) -> this_call_vetoable, filled by build_event: a pure function of the
-        # declaration at this version, looked up once per pair instead of on every parse.
-        self._vetoable: dict[tuple[str, str], bool] = {}
+        # (kind, call class) -> the event's fields that follow from them (its kind and veto), filled
+        # by build_event: a pure function of the declaration at this version, worked out once.
+        self._event_plans: dict[tuple[str, str], dict[str, Any]] = {}
+        # EventMeta's fields with this adapter's constants set, in schema order; build_event
+        # copies it. Built by the generated constructor, so its keys are the class's own fields.
+        self._meta_plan: dict[str, Any] = EventMeta._of(
+            agent=self.AGENT,
+            native_event="",
+            integration_mode=self.INTEGRATION_MODE,
+            primary_gate_present=decl.PRIMARY_GATE_PRESENT,
+            passthrough={},
+        ).__dict__
+        # NativeResponse's fields on this transport, in schema order; response() copies it.
+        self._response_plan: dict[str, Any] = NativeResponse._of(
+            transport=self.INTEGRATION_MODE, exit_code=0, enforced=False
+        ).__dict__
+        # Bodiless responses by (exit code, enforced): immutable, so one object serves every call.
+        self._bare_responses: dict[tuple[int, bool], NativeResponse] = {}
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -315,7 +345,7 @@ class HostAdapter:
             consumed.add(response_key)
         # One pass splits what is left into the standard meta (a string under a standard name) and
         # passthrough, in the payload's order: this runs for every event a hook or the bridge parses.
-        standard = {}
+        standard: dict[str, str] = {}
         passthrough = {}
         for key, value in payload.items():
             if key in consumed:
@@ -342,32 +372,46 @@ class HostAdapter:
         alias_class = _BUILTIN if host_tool else calls
         aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
         tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
-        vetoable = at._vetoable.get((kind, calls))
-        if vetoable is None:
-            vetoable = vetoable_for(kind, calls, at.GATED_KINDS, at.COVERAGE, at.COVERAGE_KINDS)
-            # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
-            vetoable = vetoable and at.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
-            # make_event's checks depend on nothing but the key and the mode: run them once.
-            check_event(kind, vetoable, at.INTEGRATION_MODE)
-            at._vetoable[(kind, calls)] = vetoable  # per adapter: its declaration never changes
-        # _of, not the class call: building the two objects is most of a parse (issue 13).
-        return ToolCallEvent._of(
-            schema_version=SCHEMA_VERSION,
+        plan = at._event_plans.get((kind, calls))
+        if plan is None:
+            plan = at._event_plan(kind, calls)
+        # The two objects are built from copies of the plans, not through their constructors: a
+        # call with keyword arguments was half of a parse (issue 13). The plans come from the
+        # generated constructor, so every field is there, in schema order (test_model_base).
+        meta_fields = at._meta_plan.copy()
+        meta_fields[_NATIVE_EVENT] = native_event
+        meta_fields[_PASSTHROUGH] = passthrough
+        if native_tool is not None:
+            meta_fields[_NATIVE_TOOL] = native_tool
+        if standard:
+            meta_fields.update(standard)
+        meta = _new(EventMeta)
+        _set_fields(meta, "__dict__", meta_fields)
+        event_fields = plan.copy()
+        event_fields[_TOOL] = tool
+        event_fields[_INPUT] = tool_input
+        event_fields[_META] = meta
+        if response is not ABSENT:
+            event_fields[_RESPONSE] = response
+        event = _new(ToolCallEvent)
+        _set_fields(event, "__dict__", event_fields)
+        return event
+
+    def _event_plan(self, kind: EventKind, calls: CallClass) -> dict[str, Any]:
+        """The fields of every event of this kind and call class, placeholders for the rest."""
+        vetoable = vetoable_for(kind, calls, self.GATED_KINDS, self.COVERAGE, self.COVERAGE_KINDS)
+        # tool-call-event.schema.json: nothing on an observe-only transport is vetoable.
+        vetoable = vetoable and self.INTEGRATION_MODE != IntegrationModes.OBSERVE_ONLY
+        # make_event's checks, and its construction, once per pair: nothing else decides them.
+        plan = make_event(
             event=kind,
-            tool=tool,
-            input=tool_input,
+            tool=None,
+            input={},
             this_call_vetoable=vetoable,
-            meta=EventMeta._of(
-                agent=self.AGENT,
-                native_event=native_event,
-                integration_mode=at.INTEGRATION_MODE,
-                primary_gate_present=decl.PRIMARY_GATE_PRESENT,
-                passthrough=passthrough,
-                native_tool=ABSENT if native_tool is None else native_tool,
-                **standard,
-            ),
-            response=response,
-        )
+            meta=EventMeta._of(**self._meta_plan),
+        ).__dict__
+        self._event_plans[(kind, calls)] = plan  # per adapter: its declaration never changes
+        return plan
 
     def response(
         self,
@@ -378,13 +422,24 @@ class HostAdapter:
         stderr: str | None = None,
     ) -> NativeResponse:
         """A NativeResponse on this adapter's transport; None leaves stdout or stderr absent."""
-        return NativeResponse._of(
-            transport=self.INTEGRATION_MODE,
-            exit_code=exit_code,
-            enforced=enforced,
-            stdout=ABSENT if stdout is None else stdout,
-            stderr=ABSENT if stderr is None else stderr,
-        )
+        bare = stdout is None and stderr is None
+        if bare:
+            found = self._bare_responses.get((exit_code, enforced))
+            if found is not None:
+                return found
+        # Built from a copy of the plan, as build_event builds an event (a render runs per call).
+        fields = self._response_plan.copy()
+        fields[_EXIT_CODE] = exit_code
+        fields[_ENFORCED] = enforced
+        if stdout is not None:
+            fields[_STDOUT] = stdout
+        if stderr is not None:
+            fields[_STDERR] = stderr
+        response = _new(NativeResponse)
+        _set_fields(response, "__dict__", fields)
+        if bare:
+            self._bare_responses[(exit_code, enforced)] = response
+        return response
 
     def block_reason(self, verdict: Verdict) -> str:
         """The verdict's reason when non-empty, else the host's default block reason."""

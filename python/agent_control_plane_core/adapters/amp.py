@@ -38,6 +38,10 @@ _NEW_OUTPUT: Final = "output"
 _CONTEXT: Final = "context"
 _WARNING: Final = "warning"
 _PLUGIN_KINDS: Final = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
+# The native events only the plugin sends: every declared one but the delegate's own.
+_PLUGIN_EVENTS: Final = frozenset(declaration.NATIVE_EVENTS) - {
+    declaration.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL]
+}
 
 
 class AmpAdapter(HostAdapter):
@@ -131,8 +135,7 @@ class AmpAdapter(HostAdapter):
 
     def _plugin_event(self, native_event: str) -> bool:
         """Whether a native event is one the plugin sends (tool.call, tool.result), not the delegate."""
-        delegate = self.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL]
-        return native_event != delegate and native_event in self.DECLARATION.NATIVE_EVENTS
+        return native_event in _PLUGIN_EVENTS
 
     def _render_plugin(self, verdict: Verdict, event: ToolCallEvent) -> NativeResponse:
         """The plugin's answer: exit 2 rejects with the reason; a body allows, asks or modifies."""
