@@ -458,36 +458,3 @@ def test_record_refresh_migrates_goldens_after_a_contract_change(tmp_path: Path)
     assert refreshed == original  # names, natives, options and verdicts kept; goldens re-derived
     assert_conforms(adapter_for("gemini"), refreshed)
     assert acp("record", "--agent", "gemini").returncode == 2
-
-
-def test_a_bridge_answer_line_is_the_json_of_its_answer_whether_or_not_the_render_is_shared() -> (
-    None
-):
-    # _bridge_bytes writes a render kept by escalation once and splices it twice: the bytes must be
-    # json_bytes of the whole answer, for kept renders, escalated ones, no verdict and errors.
-    from agent_control_plane_core.cli import _bridge_bytes
-    from agent_control_plane_core.contract import json_bytes
-
-    lines = []
-    for agent, native in PRE_TOOL.items():
-        for verdict in (
-            None,
-            {"decision": "allow"},
-            {"decision": "ask", "reason": "é"},
-            {"decision": "deny"},
-        ):
-            line: dict[str, Any] = {"agent": agent, "native": native}
-            if verdict is not None:
-                line["verdict"] = verdict
-            lines.append(json.dumps(line))
-    lines += [
-        "not json",
-        json.dumps({"agent": "claude"}),
-        '{"agent": "claude", "native": {"x": "\\ud800"}, "verdict": {"decision": "allow"}}',
-    ]
-    shared = 0
-    for line in lines:
-        answer = bridge_line(line)
-        shared += answer["render"] is not None and answer["escalated"] is answer["render"]
-        assert _bridge_bytes(line) == json_bytes(answer), line
-    assert shared > len(PRE_TOOL)  # the splice ran, not only the plain path

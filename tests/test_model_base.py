@@ -237,3 +237,37 @@ def test_parsed_events_and_renders_hold_the_fields_their_constructors_would() ->
                 assert response == NativeResponse(**vars(response))
                 checked += 1
     assert checked > 100
+
+
+def test_to_dict_converts_a_model_where_the_annotation_admits_one_and_omits_absent_fields() -> None:
+    # to_dict reads each class's annotations once: which fields may be ABSENT and which may
+    # hold a model (Any, a model class, a name it does not know), including a user's subclass.
+    from typing import Any
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class Tagged(Verdict):
+        origin: Any = None
+        note: str | None = None
+
+    meta = EventMeta(
+        agent="claude",
+        native_event="PreToolUse",
+        integration_mode="external_hook",
+        primary_gate_present=True,
+        passthrough={},
+    )
+    tagged = Tagged(decision="deny", mutated_output=meta, origin=Verdict(decision="allow"))
+    assert tagged.to_dict() == {
+        "decision": "deny",
+        "mutated_output": meta.to_dict(),
+        "origin": {"decision": "allow"},
+        "note": None,
+    }
+    assert list(tagged.to_dict()) == ["decision", "mutated_output", "origin", "note"]
+    assert meta.to_dict() == {
+        "agent": "claude",
+        "native_event": "PreToolUse",
+        "integration_mode": "external_hook",
+        "primary_gate_present": True,
+        "passthrough": {},
+    }

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 TYPING_NAMES = ("Any", "Final", "Literal", "TypeAlias")
 
 _MATERIALIZERS: dict[str, Callable[[], None]] = {}
+# Every registered alias name: each is a Literal of JSON values (to_dict converts no such field).
+LITERAL_ALIASES: set[str] = set()
 
 
 def lazy_aliases(
@@ -41,6 +43,7 @@ def lazy_aliases(
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     _MATERIALIZERS[module] = build
+    LITERAL_ALIASES.update(aliases)
     return module_getattr
 
 

@@ -17,7 +17,7 @@ from ._generated.constants import (
 )
 from ._generated.models.verdict_schema import Verdict
 from .adapters import AGENT_IDS, Adapter, adapter_for
-from .contract import json_bytes, json_text, normalize_verdict
+from .contract import json_bytes, normalize_verdict
 from .runtime import (
     CODEX_VERSION_ENV,
     FAIL_CLOSED_ENV,
@@ -114,7 +114,6 @@ def _print_json(value: Any) -> None:
 
 # The keys of a bridge answer, in the order bridge_line builds them.
 _ANSWER_KEYS: Final = ("event", "render", "escalated", "unrendered")
-_ANSWER_LINE: Final = "{{" + ",".join(f'"{key}":{{}}' for key in _ANSWER_KEYS) + "}}"
 
 
 @lru_cache(maxsize=64)
@@ -182,17 +181,7 @@ def _bridge_error(text: str) -> dict[str, Any]:
 def _bridge_bytes(line: str) -> bytes:
     """The answer line's JSON; an answer JSON cannot carry (NaN, 1e400) is an error answer."""
     try:
-        answer = bridge_line(line)
-        rendered = answer["render"]
-        if rendered is None or answer["escalated"] is not rendered:
-            return json_bytes(answer)
-        # Most answers keep their render: encode that object once and write it twice, the same
-        # bytes json_bytes gives for the whole answer (keys in the answer's order, compact).
-        text = json_text(rendered)
-        parts = [json_text(answer["event"]), text, text, json_text(answer["unrendered"])]
-        return _ANSWER_LINE.format(*parts).encode("utf-8")
-    except UnicodeEncodeError:
-        return json_bytes(answer)  # a lone surrogate: json_bytes escapes the whole line
+        return json_bytes(bridge_line(line))
     except ValueError as exc:  # L1: never write NaN or Infinity, which strict parsers reject
         return json_bytes(_bridge_error(f"line holds a number JSON cannot carry ({exc})"))
 

@@ -35,7 +35,6 @@ __all__ = [
     "check_alias_targets",
     "coverage_allows_veto",
     "json_bytes",
-    "json_text",
     "make_event",
     "normalize_verdict",
     "parse_version",
@@ -205,11 +204,6 @@ def _json_text(value: object) -> str:
 
 # One encoder for every body and bridge line: json.dumps with options builds a new one per call.
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def json_text(value: object) -> str:
-    """Compact JSON text of a value, non-ASCII kept; raises TypeError or ValueError (NaN) as json_bytes."""
-    return _COMPACT.encode(value)
 
 
 def json_bytes(value: object) -> bytes:

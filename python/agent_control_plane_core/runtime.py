@@ -32,7 +32,7 @@ from ._plumbing import (
     write_all,
     write_response,
 )
-from .contract import block_reason, json_bytes, present, sanitize_verdict, unreadable_as_json
+from .contract import block_reason, json_bytes, sanitize_verdict, unreadable_as_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -283,11 +283,12 @@ def _unrendered_fields(
         return ()
     # A rewrite of a call that is not going to run (a deny, an escalated block) loses nothing.
     blocked = verdict.decision == Decisions.DENY or response.enforced
+    fields = verdict.__dict__  # the generated class keeps every field there (no getattr per name)
     return tuple(
         name
         for name in ContentFields.ALL
         if name in cannot
-        and present(getattr(verdict, name))
+        and fields.get(name, ABSENT) is not ABSENT
         and not (blocked and name == ContentFields.MUTATED_INPUT)
     )
 
