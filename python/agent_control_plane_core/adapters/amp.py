@@ -38,10 +38,9 @@ _NEW_OUTPUT: Final = "output"
 _CONTEXT: Final = "context"
 _WARNING: Final = "warning"
 _PLUGIN_KINDS: Final = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
-# The native events only the plugin sends: every declared one but the delegate's own.
-_PLUGIN_EVENTS: Final = frozenset(declaration.NATIVE_EVENTS) - {
-    declaration.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL]
-}
+# The delegate's one native event, and those only the plugin sends: every other declared one.
+_DELEGATE_EVENT: Final = declaration.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL]
+_PLUGIN_EVENTS: Final = frozenset(declaration.NATIVE_EVENTS) - {_DELEGATE_EVENT}
 
 
 class AmpAdapter(HostAdapter):
@@ -64,7 +63,7 @@ class AmpAdapter(HostAdapter):
         return self.build_event(
             fields,
             kind=EventKinds.PRE_TOOL,
-            native_event=self.NATIVE_EVENT_FOR[EventKinds.PRE_TOOL],
+            native_event=_DELEGATE_EVENT,
             native_tool=fields.string(_TOOL),
             tool_input=fields.object(_INPUT),
             call_keys=("mcp_context", "agent_type"),
