@@ -181,3 +181,25 @@ def test_acp_bridge_lines_choose_the_form() -> None:
     # Without the form the delegate's facts hold: no ask tier, so the ask becomes the block.
     assert (delegate["escalated"]["exit_code"], delegate["escalated"]["enforced"]) == (2, True)
     assert bad["event"]["error"] == "options: amp_form 'hook' is not one of the amp forms: plugin"
+
+
+def test_a_cached_canonical_name_never_hides_an_alias_that_reads_the_input() -> None:
+    # build_event caches canonical names per (name, call class), except where a host alias
+    # applies only when the input has the target's key (create_file is Write with a path).
+    from agent_control_plane_core.adapters._base import _TOOLS_MAX
+
+    adapter = adapter_for("amp").configure()  # its own caches
+    for _ in range(2):  # the second round reads whatever the first one cached
+        assert adapter.parse({"tool": "create_file", "input": {"path": "a"}}).tool == "Write"
+        assert adapter.parse({"tool": "create_file", "input": {}}).tool == "create_file"
+        assert adapter.parse({"tool": "Bash", "input": {"cmd": "ls"}}).tool == "Bash"
+    for index in range(3 * _TOOLS_MAX):
+        assert adapter.parse({"tool": f"tool{index}", "input": {}}).tool == f"tool{index}"
+    assert len(adapter._tools) <= _TOOLS_MAX  # names come from payloads: bounded
+
+
+def test_renaming_input_keys_leaves_the_callers_payload_as_it_was() -> None:
+    payload = {"tool": "Bash", "input": {"cmd": "ls", "cwd": "/w"}}
+    event = adapter_for("amp").parse(payload)
+    assert event.input == {"cwd": "/w", "command": "ls"}
+    assert payload == {"tool": "Bash", "input": {"cmd": "ls", "cwd": "/w"}}

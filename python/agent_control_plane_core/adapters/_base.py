@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
 from .._generated.constants import (
+    TOOL_ALIASES,
     CallClasses,
     DeadHooks,
     Decisions,
@@ -30,7 +31,6 @@ from ..contract import (
     make_event,
     present,
     rename_input_keys,
-    to_object,
     version_key,
     vetoable_for,
     window_holds,
@@ -76,8 +76,9 @@ class NativeFields:
 
     __slots__ = ("consumed", "payload")
 
-    def __init__(self, payload: dict[str, Any]) -> None:
-        self.payload = payload
+    def __init__(self, payload: object) -> None:
+        # A non-object payload parses as an empty one: nothing to key (to_object, inlined).
+        self.payload: dict[str, Any] = payload if isinstance(payload, dict) else {}
         self.consumed: set[str] = set()
 
     def string(self, key: str) -> str | None:
@@ -218,6 +219,12 @@ class HostAdapter:
         self._response_plan: dict[str, Any] = NativeResponse._of(
             transport=self.INTEGRATION_MODE, exit_code=0, enforced=False
         ).__dict__
+        # The declared input-key renames per native tool, as (old, new) pairs.
+        self._renames: dict[str, tuple[tuple[str, str], ...]] = {
+            tool: tuple(renames.items()) for tool, renames in decl.INPUT_KEY_RENAMES.items()
+        }
+        # (native tool, host's own tool) -> canonical name, for names no input can re-alias.
+        self._tools: dict[tuple[str, bool], str | None] = {}
         # Bodiless responses by (exit code, enforced): immutable, so one object serves every call.
         self._bare_responses: dict[tuple[int, bool], NativeResponse] = {}
         self._frozen = True
@@ -333,6 +340,8 @@ class HostAdapter:
         field, read on post_tool only (contract.md §2); mcp_call marks a call the host's own event
         or tool naming identifies as MCP; tool_aliases replaces the declared host aliases for a call
         whose canonical tool depends on its input (a patch that only adds files is a Write).
+        tool_input becomes the event's input, its keys renamed in place: pass a dict of the
+        event's own (NativeFields.object returns a copy), never one the caller keeps.
         """
         decl = self.DECLARATION
         payload = fields.payload
@@ -366,12 +375,23 @@ class HostAdapter:
         # when it shares a builtin's name, so it keeps its native name for MCP rules.
         host_tool = calls != _MCP
         if native_tool is not None and host_tool:
-            renames = decl.INPUT_KEY_RENAMES.get(native_tool)
+            renames = at._renames.get(native_tool)
             if renames is not None:
-                tool_input = rename_input_keys(tool_input, renames)
-        alias_class = _BUILTIN if host_tool else calls
-        aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
-        tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
+                # In place: tool_input is this event's own (see the docstring); a rename never
+                # overwrites a present key, as rename_input_keys.
+                for old, new in renames:
+                    if old in tool_input and new not in tool_input:
+                        tool_input[new] = tool_input.pop(old)
+        if tool_aliases is None and native_tool is not None:
+            # Most names have no alias that reads the input: their canonical name is looked up
+            # once per (name, call class), in a bounded cache (names come from payloads).
+            tool = self._tools.get((native_tool, host_tool))
+            if tool is None:
+                tool = self._canonical(native_tool, tool_input, calls, host_tool)
+        else:
+            alias_class = _BUILTIN if host_tool else calls
+            aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
+            tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
         plan = at._event_plans.get((kind, calls))
         if plan is None:
             plan = at._event_plan(kind, calls)
@@ -396,6 +416,19 @@ class HostAdapter:
         event = _new(ToolCallEvent)
         _set_fields(event, "__dict__", event_fields)
         return event
+
+    def _canonical(
+        self, native_tool: str, tool_input: Mapping[str, Any], calls: CallClass, host_tool: bool
+    ) -> str | None:
+        """canonical_tool with the declared aliases, cached when the input cannot change it."""
+        aliases = self.DECLARATION.TOOL_ALIASES
+        tool = canonical_tool(native_tool, tool_input, _BUILTIN if host_tool else calls, aliases)
+        # A host alias of a builtin applies only when the input has the target's key: not cached.
+        if native_tool in TOOL_ALIASES or not (host_tool and native_tool in aliases):
+            if len(self._tools) >= _TOOLS_MAX:
+                self._tools.clear()
+            self._tools[(native_tool, host_tool)] = tool
+        return tool
 
     def _event_plan(self, kind: EventKind, calls: CallClass) -> dict[str, Any]:
         """The fields of every event of this kind and call class, placeholders for the rest."""
@@ -446,6 +479,8 @@ class HostAdapter:
         return block_reason(verdict, self.DEFAULT_BLOCK_REASON)
 
 
+# Canonical names cached per adapter, at most: payloads name tools, so the cache is bounded.
+_TOOLS_MAX: Final = 256
 # Adapters at a version a payload named, so each distinct version is built once.
 _VERSIONED: dict[tuple[object, ...], HostAdapter] = {}
 _VERSIONED_MAX: Final = 32
@@ -546,6 +581,6 @@ def model_text(verdict: Verdict, *, output: bool, context: bool) -> str:
     return "\n\n".join(parts)
 
 
-def payload_fields(native: object) -> NativeFields:
-    """Wrap a decoded payload; a non-object payload parses as an empty one (nothing to key)."""
-    return NativeFields(to_object(native))
+# Wrap a decoded payload; a non-object payload parses as an empty one (the class itself: a
+# function around it was one more call on every parse).
+payload_fields: Final = NativeFields

@@ -111,7 +111,7 @@ class AmpAdapter(HostAdapter):
         tool = event.meta.native_tool
         if isinstance(tool, str) and tool:
             return None
-        if self.FORM is not None or self._plugin_event(event.meta.native_event):
+        if self.FORM is not None or event.meta.native_event in _PLUGIN_EVENTS:
             return "the plugin payload names no tool" if event.event in _PLUGIN_KINDS else None
         # L12: an empty AGENT_TOOL_NAME leaves the bare parameters, which parse as no call at all.
         return (
@@ -123,7 +123,7 @@ class AmpAdapter(HostAdapter):
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as the plugin's answer body, or as the delegate's exit code."""
-        if self.FORM is not None or self._plugin_event(event.meta.native_event):
+        if self.FORM is not None or event.meta.native_event in _PLUGIN_EVENTS:
             return self._render_plugin(verdict, event)
         if verdict.decision == Decisions.ALLOW:
             return self.response(exit_code=_ALLOW)
@@ -131,10 +131,6 @@ class AmpAdapter(HostAdapter):
             return self.response(exit_code=_REJECT, enforced=True, stderr=to_string(verdict.reason))
         # An ask, or a deny the host will not enforce here, puts the call before the operator.
         return self.response(exit_code=_ASK)
-
-    def _plugin_event(self, native_event: str) -> bool:
-        """Whether a native event is one the plugin sends (tool.call, tool.result), not the delegate."""
-        return native_event in _PLUGIN_EVENTS
 
     def _render_plugin(self, verdict: Verdict, event: ToolCallEvent) -> NativeResponse:
         """The plugin's answer: exit 2 rejects with the reason; a body allows, asks or modifies."""
