@@ -50,9 +50,20 @@ HOOK_PAYLOADS: dict[str, dict[str, Any]] = {
 
 
 def library_payload(agent: str) -> dict[str, Any]:
-    """The payload adapter.parse receives in process (Amp's envelope form, as the hook builds it)."""
+    """The payload adapter.parse receives in process (Amp's envelope form, as the hook builds it).
+
+    A host without a payload above gets its golden shell call, the one the demos send
+    (examples/host_calls.py: its fixture's first vetoable pre_tool Bash case), running the same
+    command.
+    """
     if agent == "amp":
         return {"tool": "Bash", "input": HOOK_PAYLOADS["amp"]}
+    if agent not in HOOK_PAYLOADS:
+        sys.path.insert(0, str(ROOT / "examples"))
+        from host_calls import shell_call
+
+        payload: dict[str, Any] = shell_call(agent, HOOK_PAYLOADS["codex"]["tool_input"]["command"])
+        return payload
     return HOOK_PAYLOADS[agent]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from _common import HOOK_PAYLOADS, adapter_options, library_payload
 
-from agent_control_plane_core import Adapter, Verdict, adapter_for
+from agent_control_plane_core import AGENT_IDS, Adapter, Verdict, adapter_for
 from agent_control_plane_core.runtime import demo_judge, entry_adapter, render_hook_response
 
 TARGET_EVENTS_PER_S = 100_000
@@ -62,7 +62,8 @@ def measure(seconds: float = 0.5, repeats: int = 7) -> dict[str, Any]:
     """Time parse+render of an allow per adapter, and the whole in-process hook answer."""
     rows = []
     allow = Verdict(decision="allow")
-    for agent in ("claude", "codex", "amp", "gemini"):
+    for agent in AGENT_IDS:  # issue 13: every adapter
+        print(f"  {agent} parse+render", file=sys.stderr, flush=True)
         adapter = adapter_for(agent, **adapter_options(agent))
         payload = library_payload(agent)
         text = json.dumps(payload)

@@ -74,12 +74,23 @@ _BUILTIN: Final = CallClasses.BUILTIN
 class NativeFields:
     """The native top-level fields one parse read, so the rest can go to passthrough verbatim."""
 
-    __slots__ = ("consumed", "payload")
+    __slots__ = ("consumed", "meta", "payload")
 
     def __init__(self, payload: object) -> None:
         # A non-object payload parses as an empty one: nothing to key (to_object, inlined).
         self.payload: dict[str, Any] = payload if isinstance(payload, dict) else {}
         self.consumed: set[str] = set()
+        # Standard meta fields the host spells its own way (sessionId), read by standard_meta.
+        self.meta: dict[str, str] | None = None
+
+    def standard_meta(self, key: str, name: str) -> None:
+        """Consume key as the standard meta field name when it holds a string and name is not sent."""
+        value = self.payload.get(key)
+        if isinstance(value, str) and name not in self.payload:
+            self.consumed.add(key)
+            if self.meta is None:
+                self.meta = {}
+            self.meta[name] = value
 
     def string(self, key: str) -> str | None:
         """Consume key when its value is a string and return it; otherwise leave it in passthrough."""
@@ -363,6 +374,8 @@ class HostAdapter:
                 standard[key] = value
             else:
                 passthrough[key] = value
+        if fields.meta:
+            standard.update(fields.meta)  # their names are not in the payload: nothing collides
         mcp_key, agent_type_key = call_keys
         calls = (
             _MCP
@@ -382,11 +395,16 @@ class HostAdapter:
                 for old, new in renames:
                     if old in tool_input and new not in tool_input:
                         tool_input[new] = tool_input.pop(old)
+        tool: str | None
         if tool_aliases is None and native_tool is not None:
             # Most names have no alias that reads the input: their canonical name is looked up
             # once per (name, call class), in a bounded cache (names come from payloads).
-            tool = self._tools.get((native_tool, host_tool))
-            if tool is None:
+            cached = self._tools.get((native_tool, host_tool), _UNSEEN)
+            if isinstance(cached, str):
+                tool = cached
+            elif cached is None:  # a host alias of a builtin: it reads this call's input
+                tool = canonical_tool(native_tool, tool_input, _BUILTIN, decl.TOOL_ALIASES)
+            else:
                 tool = self._canonical(native_tool, tool_input, calls, host_tool)
         else:
             alias_class = _BUILTIN if host_tool else calls
@@ -423,11 +441,12 @@ class HostAdapter:
         """canonical_tool with the declared aliases, cached when the input cannot change it."""
         aliases = self.DECLARATION.TOOL_ALIASES
         tool = canonical_tool(native_tool, tool_input, _BUILTIN if host_tool else calls, aliases)
-        # A host alias of a builtin applies only when the input has the target's key: not cached.
-        if native_tool in TOOL_ALIASES or not (host_tool and native_tool in aliases):
-            if len(self._tools) >= _TOOLS_MAX:
-                self._tools.clear()
-            self._tools[(native_tool, host_tool)] = tool
+        if len(self._tools) >= _TOOLS_MAX:
+            self._tools.clear()
+        # A host alias of a builtin applies only when the input has the target's key: None marks
+        # the name as one to look up again with each call's input.
+        by_input = native_tool not in TOOL_ALIASES and host_tool and native_tool in aliases
+        self._tools[(native_tool, host_tool)] = None if by_input else tool
         return tool
 
     def _event_plan(self, kind: EventKind, calls: CallClass) -> dict[str, Any]:
@@ -481,6 +500,7 @@ class HostAdapter:
 
 # Canonical names cached per adapter, at most: payloads name tools, so the cache is bounded.
 _TOOLS_MAX: Final = 256
+_UNSEEN: Final = object()
 # Adapters at a version a payload named, so each distinct version is built once.
 _VERSIONED: dict[tuple[object, ...], HostAdapter] = {}
 _VERSIONED_MAX: Final = 32

@@ -71,12 +71,9 @@ class AmpAdapter(HostAdapter):
 
     def _parse_plugin(self, payload: dict[str, Any], native_event: str) -> ToolCallEvent:
         """A plugin payload {event, tool, toolUseID, input, threadID, cwd, output?, status?}."""
-        thread = payload.get(_THREAD)
         fields = NativeFields(payload)
-        if isinstance(thread, str) and StandardMetaFields.SESSION_ID not in payload:
-            # An Amp thread is the session every host's meta carries.
-            fields = NativeFields({**payload, StandardMetaFields.SESSION_ID: thread})
-            fields.take(_THREAD)
+        # An Amp thread is the session every host's meta carries.
+        fields.standard_meta(_THREAD, StandardMetaFields.SESSION_ID)
         if native_event:
             fields.take(_EVENT)
         kind = self.kind_of(native_event)

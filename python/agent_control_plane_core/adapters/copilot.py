@@ -62,11 +62,8 @@ class CopilotAdapter(HostAdapter):
         """Turn a Copilot CLI hook payload into a ToolCallEvent; never raises."""
         payload = to_object(native)
         fields = NativeFields(payload)
-        session = payload.get("sessionId")
-        if isinstance(session, str) and StandardMetaFields.SESSION_ID not in payload:
-            # camelCase sessionId is the session id every host's meta carries.
-            fields = NativeFields({**payload, StandardMetaFields.SESSION_ID: session})
-            fields.take("sessionId")
+        # camelCase sessionId is the session id every host's meta carries.
+        fields.standard_meta("sessionId", StandardMetaFields.SESSION_ID)
         camel_tool = isinstance(payload.get(_CAMEL_TOOL), str)
         native_event = fields.string("hook_event_name")
         pascal = native_event is not None

@@ -43,11 +43,8 @@ class OpencodeAdapter(HostAdapter):
         """Turn an opencode plugin payload into a ToolCallEvent; never raises."""
         payload = to_object(native)
         fields = NativeFields(payload)
-        session = payload.get(_SESSION)
-        if isinstance(session, str) and StandardMetaFields.SESSION_ID not in payload:
-            # opencode's sessionID is the session id every host's meta carries.
-            fields = NativeFields({**payload, StandardMetaFields.SESSION_ID: session})
-            fields.take(_SESSION)
+        # opencode's sessionID is the session id every host's meta carries.
+        fields.standard_meta(_SESSION, StandardMetaFields.SESSION_ID)
         native_event = fields.string(_EVENT) or ""
         kind = self.kind_of(native_event)
         native_tool = fields.string(_TOOL) if kind in _TOOL_KINDS else None
