@@ -109,7 +109,7 @@ def make_event(
         raise ValueError("make_event: an unknown event cannot be vetoable")
     if this_call_vetoable and meta.integration_mode == IntegrationModes.OBSERVE_ONLY:
         raise ValueError("make_event: an observe_only event cannot be vetoable")
-    return ToolCallEvent._of(
+    return ToolCallEvent(
         schema_version=SCHEMA_VERSION,
         event=event,
         tool=tool,
@@ -144,7 +144,7 @@ def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
                 f"normalize_verdict: {name} must be a JSON {expected}, got {type(value).__name__};"
                 " fix the judge, or use sanitize_verdict to drop mistyped fields"
             )
-    return Verdict._of(decision=decision, **kept)
+    return Verdict(decision=decision, **kept)
 
 
 def sanitize_verdict(

@@ -218,8 +218,8 @@ class HostAdapter:
         # by build_event: a pure function of the declaration at this version, worked out once.
         self._event_plans: dict[tuple[str, str], dict[str, Any]] = {}
         # EventMeta's fields with this adapter's constants set, in schema order; build_event
-        # copies it. Built by the generated constructor, so its keys are the class's own fields.
-        self._meta_plan: dict[str, Any] = EventMeta._of(
+        # copies it. Built by the class itself, so its keys are the class's own fields.
+        self._meta_plan: dict[str, Any] = EventMeta(
             agent=self.AGENT,
             native_event="",
             integration_mode=self.INTEGRATION_MODE,
@@ -227,7 +227,7 @@ class HostAdapter:
             passthrough={},
         ).__dict__
         # NativeResponse's fields on this transport, in schema order; response() copies it.
-        self._response_plan: dict[str, Any] = NativeResponse._of(
+        self._response_plan: dict[str, Any] = NativeResponse(
             transport=self.INTEGRATION_MODE, exit_code=0, enforced=False
         ).__dict__
         # The declared input-key renames per native tool, as (old, new) pairs.
@@ -415,7 +415,7 @@ class HostAdapter:
             plan = at._event_plan(kind, calls)
         # The two objects are built from copies of the plans, not through their constructors: a
         # call with keyword arguments was half of a parse (issue 13). The plans come from the
-        # generated constructor, so every field is there, in schema order (test_model_base).
+        # constructors, so every field is there, in schema order (test_model_base).
         meta_fields = at._meta_plan.copy()
         meta_fields[_NATIVE_EVENT] = native_event
         meta_fields[_PASSTHROUGH] = passthrough
@@ -460,7 +460,7 @@ class HostAdapter:
             tool=None,
             input={},
             this_call_vetoable=vetoable,
-            meta=EventMeta._of(**self._meta_plan),
+            meta=EventMeta(**self._meta_plan),
         ).__dict__
         self._event_plans[(kind, calls)] = plan  # per adapter: its declaration never changes
         return plan

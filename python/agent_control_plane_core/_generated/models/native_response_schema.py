@@ -61,31 +61,6 @@ class NativeResponse(ContractModel):
             },
         )
 
-    @classmethod
-    def _of(
-        cls,
-        *,
-        transport: tool_call_event_schema.IntegrationMode,
-        exit_code: int,
-        enforced: bool,
-        stdout: dict[str, Any] | Absent = ABSENT,
-        stderr: str | Absent = ABSENT,
-    ) -> NativeResponse:
-        """The value __init__ builds, without the keyword repacking of a class call (hook path)."""
-        self = object.__new__(cls)
-        object.__setattr__(
-            self,
-            "__dict__",
-            {
-                "transport": transport,
-                "exit_code": exit_code,
-                "enforced": enforced,
-                "stdout": stdout,
-                "stderr": stderr,
-            },
-        )
-        return self
-
     @recursive_repr()
     def __repr__(self) -> str:
         """The dataclass repr: class name and every field."""

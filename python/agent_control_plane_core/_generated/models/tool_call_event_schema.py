@@ -59,23 +59,6 @@ class PromptInput(ContractModel):
             },
         )
 
-    @classmethod
-    def _of(
-        cls,
-        *,
-        prompt: str,
-    ) -> PromptInput:
-        """The value __init__ builds, without the keyword repacking of a class call (hook path)."""
-        self = object.__new__(cls)
-        object.__setattr__(
-            self,
-            "__dict__",
-            {
-                "prompt": prompt,
-            },
-        )
-        return self
-
     @recursive_repr()
     def __repr__(self) -> str:
         """The dataclass repr: class name and every field."""
@@ -117,25 +100,6 @@ class PatchInput(ContractModel):
                 "file_paths": file_paths,
             },
         )
-
-    @classmethod
-    def _of(
-        cls,
-        *,
-        file_path: str,
-        file_paths: list[str],
-    ) -> PatchInput:
-        """The value __init__ builds, without the keyword repacking of a class call (hook path)."""
-        self = object.__new__(cls)
-        object.__setattr__(
-            self,
-            "__dict__",
-            {
-                "file_path": file_path,
-                "file_paths": file_paths,
-            },
-        )
-        return self
 
     @recursive_repr()
     def __repr__(self) -> str:
@@ -219,41 +183,6 @@ class EventMeta(ContractModel):
             },
         )
 
-    @classmethod
-    def _of(
-        cls,
-        *,
-        agent: str,
-        native_event: str,
-        integration_mode: IntegrationMode,
-        primary_gate_present: bool,
-        passthrough: dict[str, Any],
-        session_id: str | Absent = ABSENT,
-        cwd: str | Absent = ABSENT,
-        permission_mode: str | Absent = ABSENT,
-        transcript_path: str | Absent = ABSENT,
-        native_tool: str | Absent = ABSENT,
-    ) -> EventMeta:
-        """The value __init__ builds, without the keyword repacking of a class call (hook path)."""
-        self = object.__new__(cls)
-        object.__setattr__(
-            self,
-            "__dict__",
-            {
-                "agent": agent,
-                "native_event": native_event,
-                "integration_mode": integration_mode,
-                "primary_gate_present": primary_gate_present,
-                "passthrough": passthrough,
-                "session_id": session_id,
-                "cwd": cwd,
-                "permission_mode": permission_mode,
-                "transcript_path": transcript_path,
-                "native_tool": native_tool,
-            },
-        )
-        return self
-
     @recursive_repr()
     def __repr__(self) -> str:
         """The dataclass repr: class name and every field."""
@@ -320,35 +249,6 @@ class ToolCallEvent(ContractModel):
                 "response": response,
             },
         )
-
-    @classmethod
-    def _of(
-        cls,
-        *,
-        schema_version: Literal[1],
-        event: EventKind,
-        tool: str | None,
-        input: dict[str, Any],
-        this_call_vetoable: bool,
-        meta: EventMeta,
-        response: Any | Absent = ABSENT,
-    ) -> ToolCallEvent:
-        """The value __init__ builds, without the keyword repacking of a class call (hook path)."""
-        self = object.__new__(cls)
-        object.__setattr__(
-            self,
-            "__dict__",
-            {
-                "schema_version": schema_version,
-                "event": event,
-                "tool": tool,
-                "input": input,
-                "this_call_vetoable": this_call_vetoable,
-                "meta": meta,
-                "response": response,
-            },
-        )
-        return self
 
     @recursive_repr()
     def __repr__(self) -> str:

@@ -72,31 +72,6 @@ class Verdict(ContractModel):
             },
         )
 
-    @classmethod
-    def _of(
-        cls,
-        *,
-        decision: Decision,
-        mutated_input: dict[str, Any] | Absent = ABSENT,
-        mutated_output: Any | Absent = ABSENT,
-        additional_context: str | Absent = ABSENT,
-        reason: str | Absent = ABSENT,
-    ) -> Verdict:
-        """The value __init__ builds, without the keyword repacking of a class call (hook path)."""
-        self = object.__new__(cls)
-        object.__setattr__(
-            self,
-            "__dict__",
-            {
-                "decision": decision,
-                "mutated_input": mutated_input,
-                "mutated_output": mutated_output,
-                "additional_context": additional_context,
-                "reason": reason,
-            },
-        )
-        return self
-
     @recursive_repr()
     def __repr__(self) -> str:
         """The dataclass repr: class name and every field."""
