@@ -325,10 +325,12 @@ WHY_OPTIONS = """- **Options.** `ACP_POLICY` adds the policy module and the shel
   --fail-closed` line pays that and the judge module's own import (the demo judge compiles two
   regular expressions)."""
 
-WHY_EVENTS = """- **Parse+render throughput.** An event is two frozen objects with seventeen fields and a
-  response a third; filling them from per-adapter plans is most of a parse. Against a payload
-  of a few dozen bytes (Amp's), `json.loads` and `json.dumps` in C cost less than that; other
-  processes sharing the two CPUs take their share of both."""
+WHY_EVENTS = """- **Parse+render throughput.** An event is two frozen objects with seventeen
+  fields, and a response is a third. Filled from per-adapter plans, they cost about what
+  `json.loads` and `json.dumps` in C cost on a payload of some 250 bytes, so a host whose call
+  is smaller falls below the loop. A host that sends its tool arguments as a JSON string (Copilot's
+  golden call, as older Copilot versions do) also decodes that string a second time. Other
+  processes sharing the two CPUs take their share of both loops."""
 
 WHY_BRIDGE = """- **`acp bridge` throughput.** An answer holds the normalized event, the render, the
   escalated render and the unrendered fields: about twice the bytes of the line it answers.
