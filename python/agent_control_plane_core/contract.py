@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ._generated.constants import (
     MODELED_TOOL_INPUT_KEYS,
@@ -34,8 +34,10 @@ __all__ = [
     "canonical_tool",
     "check_alias_targets",
     "coverage_allows_veto",
+    "input_free_tool",
     "json_bytes",
     "make_event",
+    "move_input_keys",
     "normalize_verdict",
     "parse_version",
     "present",
@@ -242,13 +244,19 @@ def unreadable_as_json(text: str) -> str:
 
 def rename_input_keys(tool_input: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
     """Rename input keys per the host's declaration; a rename never overwrites a present key."""
-    renamed = tool_input
-    for old, new in renames.items():
-        if old in renamed and new not in renamed:
-            if renamed is tool_input:
-                renamed = dict(tool_input)  # copied only when a key moves: the caller's stays
-            renamed[new] = renamed.pop(old)
+    pairs = renames.items()
+    if not any(old in tool_input and new not in tool_input for old, new in pairs):
+        return tool_input  # nothing moves: the caller's dict, uncopied
+    renamed = dict(tool_input)
+    move_input_keys(renamed, pairs)
     return renamed
+
+
+def move_input_keys(tool_input: dict[str, Any], pairs: Iterable[tuple[str, str]]) -> None:
+    """rename_input_keys in place, for a dict that is the event's own (build_event's)."""
+    for old, new in pairs:
+        if old in tool_input and new not in tool_input:
+            tool_input[new] = tool_input.pop(old)
 
 
 def canonical_tool(
@@ -260,17 +268,25 @@ def canonical_tool(
     """Map a native tool name to its canonical name per the global and host alias rules."""
     if native_tool is None:
         return None
+    fixed = input_free_tool(native_tool, calls, host_aliases)
+    if fixed is not None:
+        return fixed
+    target = host_aliases[native_tool]
+    return target if MODELED_TOOL_INPUT_KEYS.get(target) in tool_input else native_tool
+
+
+def input_free_tool(
+    native_tool: str, calls: CallClass, host_aliases: Mapping[str, str]
+) -> str | None:
+    """The canonical name when no input can change it; None where a host alias reads the input."""
     # contract.md §3: the global aliases apply to every call of every host.
     alias = TOOL_ALIASES.get(native_tool)
     if alias is not None:
         return alias
-    target = host_aliases.get(native_tool)
-    if (
-        target is not None
-        and calls == CallClasses.BUILTIN
-        and MODELED_TOOL_INPUT_KEYS.get(target) in tool_input
-    ):
-        return target
+    # A host alias applies to the host's own (builtin) tool, and only when the input has the
+    # target's key.
+    if calls == CallClasses.BUILTIN and native_tool in host_aliases:
+        return None
     return native_tool
 
 

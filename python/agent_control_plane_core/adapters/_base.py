@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
 from .._generated.constants import (
-    TOOL_ALIASES,
     CallClasses,
     DeadHooks,
     Decisions,
@@ -28,7 +27,9 @@ from ..contract import (
     call_class,
     canonical_tool,
     check_alias_targets,
+    input_free_tool,
     make_event,
+    move_input_keys,
     present,
     rename_input_keys,
     version_key,
@@ -234,7 +235,8 @@ class HostAdapter:
         self._renames: dict[str, tuple[tuple[str, str], ...]] = {
             tool: tuple(renames.items()) for tool, renames in decl.INPUT_KEY_RENAMES.items()
         }
-        # (native tool, host's own tool) -> canonical name, for names no input can re-alias.
+        # (native tool, host's own tool) -> input_free_tool: the canonical name, or None where
+        # the call's input decides it.
         self._tools: dict[tuple[str, bool], str | None] = {}
         # Bodiless responses by (exit code, enforced): immutable, so one object serves every call.
         self._bare_responses: dict[tuple[int, bool], NativeResponse] = {}
@@ -390,22 +392,20 @@ class HostAdapter:
         if native_tool is not None and host_tool:
             renames = at._renames.get(native_tool)
             if renames is not None:
-                # In place: tool_input is this event's own (see the docstring); a rename never
-                # overwrites a present key, as rename_input_keys.
-                for old, new in renames:
-                    if old in tool_input and new not in tool_input:
-                        tool_input[new] = tool_input.pop(old)
+                move_input_keys(tool_input, renames)  # in place: the event's own dict (docstring)
         tool: str | None
         if tool_aliases is None and native_tool is not None:
             # Most names have no alias that reads the input: their canonical name is looked up
             # once per (name, call class), in a bounded cache (names come from payloads).
+            alias_class = _BUILTIN if host_tool else calls
             cached = self._tools.get((native_tool, host_tool), _UNSEEN)
-            if isinstance(cached, str):
-                tool = cached
-            elif cached is None:  # a host alias of a builtin: it reads this call's input
-                tool = canonical_tool(native_tool, tool_input, _BUILTIN, decl.TOOL_ALIASES)
-            else:
-                tool = self._canonical(native_tool, tool_input, calls, host_tool)
+            if cached is _UNSEEN:
+                cached = self._input_free(native_tool, alias_class, host_tool)
+            tool = (
+                cached
+                if isinstance(cached, str)  # else a host alias that reads this call's input
+                else canonical_tool(native_tool, tool_input, alias_class, decl.TOOL_ALIASES)
+            )
         else:
             alias_class = _BUILTIN if host_tool else calls
             aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
@@ -435,19 +435,13 @@ class HostAdapter:
         _set_fields(event, "__dict__", event_fields)
         return event
 
-    def _canonical(
-        self, native_tool: str, tool_input: Mapping[str, Any], calls: CallClass, host_tool: bool
-    ) -> str | None:
-        """canonical_tool with the declared aliases, cached when the input cannot change it."""
-        aliases = self.DECLARATION.TOOL_ALIASES
-        tool = canonical_tool(native_tool, tool_input, _BUILTIN if host_tool else calls, aliases)
+    def _input_free(self, native_tool: str, alias_class: CallClass, host_tool: bool) -> str | None:
+        """input_free_tool with the declared aliases, remembered in the bounded cache."""
         if len(self._tools) >= _TOOLS_MAX:
             self._tools.clear()
-        # A host alias of a builtin applies only when the input has the target's key: None marks
-        # the name as one to look up again with each call's input.
-        by_input = native_tool not in TOOL_ALIASES and host_tool and native_tool in aliases
-        self._tools[(native_tool, host_tool)] = None if by_input else tool
-        return tool
+        found = input_free_tool(native_tool, alias_class, self.DECLARATION.TOOL_ALIASES)
+        self._tools[(native_tool, host_tool)] = found
+        return found
 
     def _event_plan(self, kind: EventKind, calls: CallClass) -> dict[str, Any]:
         """The fields of every event of this kind and call class, placeholders for the rest."""
