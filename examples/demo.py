@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from host_calls import shell_call
+from host_calls import run_hook_entry, shell_call
 
 from agent_control_plane_core import AGENT_IDS, ToolCallEvent, adapter_for
 from agent_control_plane_core.cli import bridge_line
@@ -17,7 +16,6 @@ from agent_control_plane_core.runtime import entry_adapter, render_hook_response
 from agent_control_plane_core.schemas import validator_for
 
 HERE = Path(__file__).resolve().parent
-BIN = Path(sys.executable).parent
 CODEX_VERSION = "0.150.0"  # Codex payloads carry no version: the launcher pins it
 
 CALLS = (("allow", "ls -la"), ("deny", "rm -rf /"), ("ask", "git push"), ("rewrite", "npm install"))
@@ -31,14 +29,7 @@ def run_entry(agent: str, payload: dict[str, Any]) -> tuple[int, str, str]:
         PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")])),
         ACP_CODEX_VERSION=CODEX_VERSION,
     )
-    result = subprocess.run(
-        [str(BIN / f"acp-{agent}-hook")],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    result = run_hook_entry(agent, payload, env)
     return result.returncode, result.stdout, result.stderr
 
 

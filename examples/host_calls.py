@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+BIN = Path(sys.executable).parent  # the console scripts sit beside the interpreter
+
+
+def run_hook_entry(
+    agent: str, native: object, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """One call through the host's real acp-<agent>-hook, as the host runs it."""
+    return subprocess.run(
+        [str(BIN / f"acp-{agent}-hook")],
+        input=json.dumps(native),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
 
 
 @cache

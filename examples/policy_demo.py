@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from host_calls import shell_call, shell_result
+from host_calls import BIN, run_hook_entry, shell_call, shell_result
 
 from agent_control_plane_core import AGENT_IDS, adapter_for
 from agent_control_plane_core._generated.constants import (
@@ -23,7 +23,6 @@ from agent_control_plane_core._generated.constants import (
 
 HERE = Path(__file__).resolve().parent
 POLICY = HERE / "policy.toml"
-BIN = Path(sys.executable).parent  # the console scripts sit beside the interpreter
 # An access key id in the documented example format (AKIA + 16 upper-case letters or digits).
 KEY = "AKIAIOSFODNN7EXAMPLE"
 OUTPUT = f"[default]\naws_access_key_id = {KEY}\n"
@@ -74,18 +73,6 @@ def _short(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _hook(agent: str, native: object, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """One call through the host's real hook entry."""
-    return subprocess.run(
-        [str(BIN / f"acp-{agent}-hook")],
-        input=json.dumps(native),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-
-
 def _run_calls(env: dict[str, str], *, show: bool) -> None:
     """Every call through every host's hook entry; print the answers when show is set."""
     if show:
@@ -97,7 +84,7 @@ def _run_calls(env: dict[str, str], *, show: bool) -> None:
                 if show:
                     print(f"{label:12} {agent:7}    -  (no post_tool shell case in its fixtures)")
                 continue
-            result = _hook(agent, native, env)
+            result = run_hook_entry(agent, native, env)
             if not show:
                 continue
             print(f"{label:12} {agent:7} {result.returncode:>4}")
@@ -121,7 +108,7 @@ def _warm_up(env: dict[str, str]) -> None:
         native = shell_call(agent, "ls")
         if native is None:
             continue
-        _hook(agent, native, env)
+        run_hook_entry(agent, native, env)
 
 
 def main() -> int:
