@@ -49,15 +49,32 @@ HOOK_PAYLOADS: dict[str, dict[str, Any]] = {
 }
 
 
-def library_payload(agent: str) -> dict[str, Any]:
+# What a host's pinned lab version sent, where its golden shell call has another form: Copilot
+# CLI 1.0.102 sends toolArgs as an object (host-findings CP-13; fixtures/copilot.json, the
+# "1.0.102 (lab pinned)" case), its golden call a JSON string as older docs show. Section 2
+# measures this form, and the golden one as a reference row.
+OBSERVED_PAYLOADS: dict[str, dict[str, Any]] = {
+    "copilot": {
+        "cwd": "/home/dev/proj",
+        "sessionId": "4af75a8d-84e1-46d2-8621-ebf1ee47128e",
+        "timestamp": 1796110931048,
+        "toolArgs": {"command": "git status --short", "description": "e2e test command"},
+        "toolName": "bash",
+    },
+}
+
+
+def library_payload(agent: str, *, golden: bool = False) -> dict[str, Any]:
     """The payload adapter.parse receives in process (Amp's envelope form, as the hook builds it).
 
     A host without a payload above gets its golden shell call, the one the demos send
     (examples/host_calls.py: its fixture's first vetoable pre_tool Bash case), running the same
-    command.
+    command; golden=True gives that call even where the pinned host sends another form.
     """
     if agent == "amp":
         return {"tool": "Bash", "input": HOOK_PAYLOADS["amp"]}
+    if agent in OBSERVED_PAYLOADS and not golden:
+        return OBSERVED_PAYLOADS[agent]
     if agent not in HOOK_PAYLOADS:
         sys.path.insert(0, str(ROOT / "examples"))
         from host_calls import shell_call

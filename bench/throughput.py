@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from _common import HOOK_PAYLOADS, adapter_options, library_payload
+from _common import HOOK_PAYLOADS, OBSERVED_PAYLOADS, adapter_options, library_payload
 
 from agent_control_plane_core import AGENT_IDS, Adapter, Verdict, adapter_for
 from agent_control_plane_core.runtime import demo_judge, entry_adapter, render_hook_response
@@ -62,10 +62,15 @@ def measure(seconds: float = 0.5, repeats: int = 7) -> dict[str, Any]:
     """Time parse+render of an allow per adapter, and the whole in-process hook answer."""
     rows = []
     allow = Verdict(decision="allow")
-    for agent in AGENT_IDS:  # issue 13: every adapter
-        print(f"  {agent} parse+render", file=sys.stderr, flush=True)
+    # Issue 13: every adapter; a host whose pinned version sends another form than its golden
+    # call also gets the golden one, as a reference row.
+    runs = [(agent, False) for agent in AGENT_IDS]
+    runs += [(agent, True) for agent in AGENT_IDS if agent in OBSERVED_PAYLOADS]
+    for agent, golden in runs:
+        name = f"{agent} parse+render" + (", golden call" if golden else "")
+        print(f"  {name}", file=sys.stderr, flush=True)
         adapter = adapter_for(agent, **adapter_options(agent))
-        payload = library_payload(agent)
+        payload = library_payload(agent, golden=golden)
         text = json.dumps(payload)
         # Interleaved repeats of the two loops, so load from other processes hits both alike.
         pairs = [
@@ -79,10 +84,11 @@ def measure(seconds: float = 0.5, repeats: int = 7) -> dict[str, Any]:
         baseline = _merge([base for _, base in pairs])
         rows.append(
             {
-                "name": f"{agent} parse+render",
+                "name": name,
                 **rate,
                 "json_median": baseline["median"],
                 "json_ratio": rate["median"] / baseline["median"],
+                "reference": golden,
             }
         )
     # What a hook does after reading stdin: json.loads, parse, demo judge, sanitize, escalate.

@@ -303,3 +303,45 @@ def test_an_enforced_block_never_carries_a_blank_reason(agent: str, reason: str)
     response = adapter.render(Verdict(decision="deny", reason=reason), event)
     assert response.enforced
     assert isinstance(response.stderr, str) and response.stderr.strip()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"command":"ls"}',
+        ' \t\n{"command": "ls"}\r\n',
+        '{"a": NaN, "b": [1, {"c": null}]}',
+        '{"a":"\\ud800"}',
+        "{}",
+        '{"command":"ls"} trailing',
+        '{"command":"ls"}{}',
+        '{"command":',
+        "{",
+        '["ls"]',
+        '"{\\"command\\": \\"ls\\"}"',
+        "\ufeff{}",
+        "\u00a0{}",
+        "",
+        "   ",
+        "null",
+        "[" * 10000 + "]" * 10000,
+        "{" + '"a":{' * 5000 + "}" * 5001,
+    ],
+)
+def test_json_string_input_decodes_exactly_as_json_loads_would(text: str) -> None:
+    # NativeFields.json_object calls json's scanner directly (issue 13); what it accepts and what
+    # it leaves verbatim in passthrough must be json.loads's answer, object or not.
+    import json
+
+    from agent_control_plane_core.adapters._base import NativeFields
+
+    try:
+        expected = json.loads(text)
+    except (ValueError, RecursionError):
+        expected = None
+    if not isinstance(expected, dict):
+        expected = None
+    fields = NativeFields({"toolArgs": text})
+    got = fields.json_object("toolArgs")
+    assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compare the encodings
+    assert ("toolArgs" in fields.passthrough()) is (expected is None)

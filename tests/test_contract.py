@@ -16,6 +16,7 @@ from agent_control_plane_core import (
     sanitize_verdict,
 )
 from agent_control_plane_core.contract import (
+    aliased_tool,
     call_class,
     canonical_tool,
     check_alias_targets,
@@ -25,6 +26,7 @@ from agent_control_plane_core.contract import (
     rename_input_keys,
     to_object,
     to_string,
+    tool_rule,
     vetoable_for,
 )
 
@@ -179,6 +181,27 @@ def test_host_alias_needs_a_builtin_call_carrying_the_advertised_key() -> None:
     assert canonical_tool("read_file", {"file_path": "/a"}, "mcp", aliases) == "read_file"
     assert canonical_tool(None, {}, "builtin", aliases) is None
     assert canonical_tool("Glob", {}, "builtin", aliases) == "Glob"
+
+
+def test_tool_rule_caches_what_canonical_tool_decides() -> None:
+    # build_event caches tool_rule per name and applies aliased_tool per call: the pair must give
+    # canonical_tool's answer for every input, or a cached name would hide an alias (or invent one).
+    aliases = {"bash": "Bash", "read_file": "Read"}
+    assert tool_rule("run_shell_command", "builtin", aliases) == "Bash"
+    assert tool_rule("bash", "builtin", aliases) == ("Bash", "command")
+    assert tool_rule("bash", "mcp", aliases) == "bash"
+    for name in ("bash", "read_file", "run_shell_command", "Glob"):
+        for calls in ("builtin", "mcp", "subagent"):
+            for tool_input in ({}, {"command": "ls"}, {"file_path": "/a"}, {"path": "/a"}):
+                rule = tool_rule(name, calls, aliases)  # type: ignore[arg-type]
+                assert aliased_tool(rule, name, tool_input) == canonical_tool(
+                    name,
+                    tool_input,
+                    calls,
+                    aliases,  # type: ignore[arg-type]
+                ), (name, calls, tool_input)
+    assert aliased_tool(("Bash", "command"), "bash", {"command": "ls"}) == "Bash"
+    assert aliased_tool(("Bash", "command"), "bash", {"cmd": "ls"}) == "bash"
 
 
 def test_rename_never_overwrites_and_keeps_the_value() -> None:

@@ -20,7 +20,7 @@ from ._generated.constants import (
 )
 from ._generated.models.tool_call_event_schema import EventMeta, ToolCallEvent
 from ._generated.models.verdict_schema import Verdict
-from ._model_base import ABSENT, Absent
+from ._model_base import ABSENT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ._generated.constants import CallClass, CoverageStatus, Decision, EventKind
 
 __all__ = [
+    "aliased_tool",
     "block_reason",
     "call_class",
     "canonical_tool",
@@ -45,6 +46,7 @@ __all__ = [
     "sanitize_verdict",
     "to_object",
     "to_string",
+    "tool_rule",
     "version_key",
     "vetoable_for",
     "window_holds",
@@ -268,11 +270,28 @@ def canonical_tool(
     """Map a native tool name to its canonical name per the global and host alias rules."""
     if native_tool is None:
         return None
+    return aliased_tool(tool_rule(native_tool, calls, host_aliases), native_tool, tool_input)
+
+
+def tool_rule(
+    native_tool: str, calls: CallClass, host_aliases: Mapping[str, str]
+) -> str | tuple[str, str | None]:
+    """How a native name maps: its canonical name, or (host alias, the input key it needs)."""
     fixed = input_free_tool(native_tool, calls, host_aliases)
     if fixed is not None:
         return fixed
     target = host_aliases[native_tool]
-    return target if MODELED_TOOL_INPUT_KEYS.get(target) in tool_input else native_tool
+    return target, MODELED_TOOL_INPUT_KEYS.get(target)
+
+
+def aliased_tool(
+    rule: str | tuple[str, str | None], native_tool: str, tool_input: Mapping[str, Any]
+) -> str:
+    """The canonical name a tool_rule gives one call: a host alias only with its key in the input."""
+    if isinstance(rule, str):
+        return rule
+    target, key = rule
+    return target if key in tool_input else native_tool
 
 
 def input_free_tool(
@@ -391,4 +410,4 @@ def window_holds(
 
 def present(value: object) -> TypeGuard[Any]:
     """Tell whether an optional dataclass field holds a value (null included) rather than ABSENT."""
-    return not isinstance(value, Absent)
+    return value is not ABSENT  # Absent has one member: identity is the cheaper same test

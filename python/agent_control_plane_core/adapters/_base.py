@@ -23,15 +23,16 @@ from .._generated.models.verdict_schema import Verdict
 from .._model_base import ABSENT
 from ..contract import (
     VersionKey,
+    aliased_tool,
     block_reason,
     call_class,
     canonical_tool,
     check_alias_targets,
-    input_free_tool,
     make_event,
     move_input_keys,
     present,
     rename_input_keys,
+    tool_rule,
     version_key,
     vetoable_for,
     window_holds,
@@ -68,8 +69,12 @@ _STDERR: Final = NativeResponseFields.STDERR
 _new: Final = object.__new__
 _set_fields: Final = object.__setattr__
 _POST_TOOL: Final = EventKinds.POST_TOOL
+_UNKNOWN: Final = EventKinds.UNKNOWN
 _MCP: Final = CallClasses.MCP
 _BUILTIN: Final = CallClasses.BUILTIN
+# RFC 8259 whitespace, and a scanner of json's default decoder settings (NaN accepted, as json.loads).
+_JSON_SPACE: Final = " \t\n\r"
+_scan_json: Final = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__
 
 
 class NativeFields:
@@ -121,14 +126,19 @@ class NativeFields:
             return self.object(key)
         if not isinstance(value, str):
             return None
+        # json.loads's own checks, around its scanner called directly (a third of its cost on a
+        # short argument string, issue 13): JSON's whitespace either side, and nothing after.
+        text = value.strip(_JSON_SPACE)
+        if not text.startswith("{"):
+            return None  # only an object is an input; no need to decode anything else
         try:
-            decoded = json.loads(value)
-        except (ValueError, RecursionError):
+            decoded, end = _scan_json(text, 0)
+        except (StopIteration, ValueError, RecursionError):  # StopIteration: no value at an index
             return None
-        if not isinstance(decoded, dict):
-            return None
+        if end != len(text):
+            return None  # trailing data, as json.loads refuses it
         self.consumed.add(key)
-        return decoded
+        return decoded  # type: ignore[no-any-return]  # "{" scans as a dict
 
     def take(self, key: str) -> Any:
         """Consume key whatever its value (the caller checked it is present)."""
@@ -235,11 +245,13 @@ class HostAdapter:
         self._renames: dict[str, tuple[tuple[str, str], ...]] = {
             tool: tuple(renames.items()) for tool, renames in decl.INPUT_KEY_RENAMES.items()
         }
-        # (native tool, host's own tool) -> input_free_tool: the canonical name, or None where
-        # the call's input decides it.
-        self._tools: dict[tuple[str, bool], str | None] = {}
+        # (native tool, host's own tool) -> tool_rule: the canonical name, or the (alias, input
+        # key) pair where the call's input decides it.
+        self._tools: dict[tuple[str, bool], str | tuple[str, str | None]] = {}
         # Bodiless responses by (exit code, enforced): immutable, so one object serves every call.
         self._bare_responses: dict[tuple[int, bool], NativeResponse] = {}
+        # The declared native event names, as a dict (a mapping proxy's get costs more per parse).
+        self._kinds: dict[str, EventKind] = dict(decl.NATIVE_EVENTS)
         self._frozen = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -331,8 +343,7 @@ class HostAdapter:
     def kind_of(self, native_event: str) -> EventKind:
         """The event kind a native event name parses as (unknown when undeclared)."""
         # A plain dict lookup: untrusted names like "__class__" are just strings here.
-        events: Mapping[str, EventKind] = self.DECLARATION.NATIVE_EVENTS
-        return events.get(native_event, EventKinds.UNKNOWN)
+        return self._kinds.get(native_event, _UNKNOWN)
 
     def build_event(
         self,
@@ -398,14 +409,12 @@ class HostAdapter:
             # Most names have no alias that reads the input: their canonical name is looked up
             # once per (name, call class), in a bounded cache (names come from payloads).
             alias_class = _BUILTIN if host_tool else calls
-            cached = self._tools.get((native_tool, host_tool), _UNSEEN)
-            if cached is _UNSEEN:
-                cached = self._input_free(native_tool, alias_class, host_tool)
-            tool = (
-                cached
-                if isinstance(cached, str)  # else a host alias that reads this call's input
-                else canonical_tool(native_tool, tool_input, alias_class, decl.TOOL_ALIASES)
-            )
+            rule = self._tools.get((native_tool, host_tool))
+            if rule is None:
+                rule = self._tool_rule(native_tool, alias_class, host_tool)
+            # A host alias that reads the input (Copilot's bash is Bash with a command) is
+            # decided per call, from the cached (target, key) pair.
+            tool = rule if isinstance(rule, str) else aliased_tool(rule, native_tool, tool_input)
         else:
             alias_class = _BUILTIN if host_tool else calls
             aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
@@ -435,11 +444,13 @@ class HostAdapter:
         _set_fields(event, "__dict__", event_fields)
         return event
 
-    def _input_free(self, native_tool: str, alias_class: CallClass, host_tool: bool) -> str | None:
-        """input_free_tool with the declared aliases, remembered in the bounded cache."""
+    def _tool_rule(
+        self, native_tool: str, alias_class: CallClass, host_tool: bool
+    ) -> str | tuple[str, str | None]:
+        """tool_rule with the declared aliases, remembered in the bounded cache."""
         if len(self._tools) >= _TOOLS_MAX:
             self._tools.clear()
-        found = input_free_tool(native_tool, alias_class, self.DECLARATION.TOOL_ALIASES)
+        found = tool_rule(native_tool, alias_class, self.DECLARATION.TOOL_ALIASES)
         self._tools[(native_tool, host_tool)] = found
         return found
 

@@ -60,8 +60,8 @@ class CopilotAdapter(HostAdapter):
 
     def parse(self, native: object) -> ToolCallEvent:
         """Turn a Copilot CLI hook payload into a ToolCallEvent; never raises."""
-        payload = to_object(native)
-        fields = NativeFields(payload)
+        fields = NativeFields(native)  # a non-object payload parses as an empty one
+        payload = fields.payload
         # camelCase sessionId is the session id every host's meta carries.
         fields.standard_meta("sessionId", StandardMetaFields.SESSION_ID)
         camel_tool = isinstance(payload.get(_CAMEL_TOOL), str)
@@ -90,7 +90,8 @@ class CopilotAdapter(HostAdapter):
             native_tool=native_tool,
             tool_input=tool_input,
             call_keys=("mcp_context", "agent_type"),
-            response_key=_response_key(payload),
+            # Read on post_tool only (build_event): no need to look for it on any other call.
+            response_key=_response_key(payload) if kind == EventKinds.POST_TOOL else None,
             mcp_call=native_tool is not None and _MCP_SEPARATOR in native_tool,
         )
 
@@ -111,7 +112,8 @@ class CopilotAdapter(HostAdapter):
         """Render a verdict as Copilot CLI's stdout body, stderr reason and exit code."""
         kind = event.event
         enforced = verdict.decision == Decisions.DENY and event.this_call_vetoable
-        reason = self.block_reason(verdict)
+        # Only a deny or an ask states a reason (an allow's body never carries one).
+        reason = "" if verdict.decision == Decisions.ALLOW else self.block_reason(verdict)
         if kind == EventKinds.PRE_TOOL:
             body = self._pre_tool_body(verdict, event, reason, sole_gate)
         elif kind == EventKinds.POST_TOOL:

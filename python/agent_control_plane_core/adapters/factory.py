@@ -55,9 +55,9 @@ class FactoryAdapter(ClaudeAdapter):
 
     def refined(self, event: ToolCallEvent) -> ToolCallEvent:
         """A patch whose every header adds a file is a Write, not an Edit (§5)."""
-        patch = event.input.get(_PATCH_INPUT)
         if event.meta.native_tool != _PATCH_TOOL or event.tool == _PATCH_TOOL:
             return event
+        patch = event.input.get(_PATCH_INPUT)
         if isinstance(patch, str) and _only_adds(patch):
             return rebuilt(event, tool=_WRITE_TOOL)
         return event

@@ -29,6 +29,8 @@ _EDIT_COMMANDS: Final = frozenset({"str_replace", "insert", "append"})
 _EDIT_OF: Final = {"fs_write": "Edit", "write": "Edit"}
 check_alias_targets(_EDIT_OF, "adapters/kiro.py")
 _READ_TOOLS: Final = frozenset({"fs_read", "read"})
+# The native names _file_tool may rename; any other name (but an @server/tool one) keeps its tool.
+_FILE_TOOLS: Final = _READ_TOOLS | frozenset(_EDIT_OF)
 _MCP_NAME: Final = "mcp__{server}__{tool}"
 
 
@@ -60,7 +62,9 @@ class KiroAdapter(GeminiAdapter):
         """The event's tool and input: an MCP name, an fs_write edit or a one-file fs_read (§5)."""
         native = event.meta.native_tool if isinstance(event.meta.native_tool, str) else None
         tool_input = event.input
-        if native is not None and self.mcp_named(native):
+        if native is None or (native not in _FILE_TOOLS and not native.startswith("@")):
+            return event.tool, tool_input  # most calls: nothing below applies (a shell command)
+        if self.mcp_named(native):
             # The event's tool is mcp__<server>__<tool>, so one MCP rule matches Kiro as it
             # matches the hosts that name MCP tools so; native_tool keeps @server/tool.
             server, _, name = native[1:].partition("/")
@@ -84,8 +88,10 @@ class KiroAdapter(GeminiAdapter):
 
     def mcp_named(self, native_tool: str) -> bool:
         """Kiro names MCP tools @server/tool (chat/mod.rs namespaced_tool_name @ 15cc8f3c, KR-3)."""
+        if not native_tool.startswith("@"):
+            return False  # every parse asks: most names are a builtin's
         server, slash, name = native_tool[1:].partition("/")
-        return native_tool.startswith("@") and bool(server) and bool(slash) and bool(name)
+        return bool(server) and bool(slash) and bool(name)
 
     def render_checked(
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
