@@ -196,6 +196,22 @@ def test_a_cached_canonical_name_never_hides_an_alias_that_reads_the_input() -> 
     for index in range(3 * _TOOLS_MAX):
         assert adapter.parse({"tool": f"tool{index}", "input": {}}).tool == f"tool{index}"
     assert len(adapter._tools) <= _TOOLS_MAX  # names come from payloads: bounded
+    assert len(adapter._name_classes) <= _TOOLS_MAX
+
+
+def test_a_cached_call_class_never_hides_a_subagent_or_an_mcp_call() -> None:
+    # build_event remembers the class of a call that names only its tool; the same name with an
+    # agent type or an MCP context is classified from the payload each time. Observable in the
+    # alias: an MCP server's create_file is not Amp's own tool, a subagent's is.
+    adapter = adapter_for("amp").configure()
+    call = {"tool": "create_file", "input": {"path": "a"}}
+    for _ in range(2):
+        assert adapter.parse(call).tool == "Write"
+        assert adapter.parse({**call, "mcp_context": {"server": "s"}}).tool == "create_file"
+        assert adapter.parse({**call, "agent_type": "helper"}).tool == "Write"
+        assert adapter.parse({**call, "tool": "mcp__srv__create_file"}).tool == (
+            "mcp__srv__create_file"
+        )
 
 
 def test_renaming_input_keys_leaves_the_callers_payload_as_it_was() -> None:

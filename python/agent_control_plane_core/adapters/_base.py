@@ -67,7 +67,6 @@ _ENFORCED: Final = NativeResponseFields.ENFORCED
 _STDOUT: Final = NativeResponseFields.STDOUT
 _STDERR: Final = NativeResponseFields.STDERR
 _new: Final = object.__new__
-_set_fields: Final = object.__setattr__
 _POST_TOOL: Final = EventKinds.POST_TOOL
 _UNKNOWN: Final = EventKinds.UNKNOWN
 _MCP: Final = CallClasses.MCP
@@ -248,6 +247,8 @@ class HostAdapter:
         # (native tool, host's own tool) -> tool_rule: the canonical name, or the (alias, input
         # key) pair where the call's input decides it.
         self._tools: dict[tuple[str, bool], str | tuple[str, str | None]] = {}
+        # Native tool -> its call class when the payload names no MCP context nor agent type.
+        self._name_classes: dict[str, CallClass] = {}
         # Bodiless responses by (exit code, enforced): immutable, so one object serves every call.
         self._bare_responses: dict[tuple[int, bool], NativeResponse] = {}
         # The declared native event names, as a dict (a mapping proxy's get costs more per parse).
@@ -390,11 +391,16 @@ class HostAdapter:
         if fields.meta:
             standard.update(fields.meta)  # their names are not in the payload: nothing collides
         mcp_key, agent_type_key = call_keys
-        calls = (
-            _MCP
-            if mcp_call
-            else call_class(native_tool, payload.get(mcp_key), payload.get(agent_type_key))
-        )
+        mcp_context = payload.get(mcp_key)
+        agent_type = payload.get(agent_type_key)
+        calls: CallClass
+        if mcp_call:
+            calls = _MCP
+        elif mcp_context is None and agent_type is None and native_tool is not None:
+            # Most calls: the class follows from the name alone, remembered per name (bounded).
+            calls = self._name_classes.get(native_tool) or self._name_class(native_tool)
+        else:
+            calls = call_class(native_tool, mcp_context, agent_type)
         # A subagent's or resumed session's call runs the host's own tool, so its renames and
         # alias apply (else {"tool": "Bash", "input": {"cmd": ...}, "agent_type": "x"} evades a
         # rule on command: host-findings AMP-1); an MCP server's tool is not the host's even
@@ -422,27 +428,34 @@ class HostAdapter:
         plan = at._event_plans.get((kind, calls))
         if plan is None:
             plan = at._event_plan(kind, calls)
-        # The two objects are built from copies of the plans, not through their constructors: a
+        # The two objects are filled from the plans, not built through their constructors: a
         # call with keyword arguments was half of a parse (issue 13). The plans come from the
         # constructors, so every field is there, in schema order (test_model_base).
-        meta_fields = at._meta_plan.copy()
+        meta = _new(EventMeta)
+        meta_fields = meta.__dict__  # filled in place: cheaper than putting a copy in its place
+        meta_fields.update(at._meta_plan)
         meta_fields[_NATIVE_EVENT] = native_event
         meta_fields[_PASSTHROUGH] = passthrough
         if native_tool is not None:
             meta_fields[_NATIVE_TOOL] = native_tool
         if standard:
             meta_fields.update(standard)
-        meta = _new(EventMeta)
-        _set_fields(meta, "__dict__", meta_fields)
-        event_fields = plan.copy()
+        event = _new(ToolCallEvent)
+        event_fields = event.__dict__
+        event_fields.update(plan)
         event_fields[_TOOL] = tool
         event_fields[_INPUT] = tool_input
         event_fields[_META] = meta
         if response is not ABSENT:
             event_fields[_RESPONSE] = response
-        event = _new(ToolCallEvent)
-        _set_fields(event, "__dict__", event_fields)
         return event
+
+    def _name_class(self, native_tool: str) -> CallClass:
+        """call_class of a call that names only its tool, remembered in a bounded cache."""
+        if len(self._name_classes) >= _TOOLS_MAX:
+            self._name_classes.clear()
+        found = self._name_classes[native_tool] = call_class(native_tool, None, None)
+        return found
 
     def _tool_rule(
         self, native_tool: str, alias_class: CallClass, host_tool: bool
@@ -484,16 +497,16 @@ class HostAdapter:
             found = self._bare_responses.get((exit_code, enforced))
             if found is not None:
                 return found
-        # Built from a copy of the plan, as build_event builds an event (a render runs per call).
-        fields = self._response_plan.copy()
+        # Filled from the plan, as build_event builds an event (a render runs per call).
+        response = _new(NativeResponse)
+        fields = response.__dict__
+        fields.update(self._response_plan)
         fields[_EXIT_CODE] = exit_code
         fields[_ENFORCED] = enforced
         if stdout is not None:
             fields[_STDOUT] = stdout
         if stderr is not None:
             fields[_STDERR] = stderr
-        response = _new(NativeResponse)
-        _set_fields(response, "__dict__", fields)
         if bare:
             self._bare_responses[(exit_code, enforced)] = response
         return response

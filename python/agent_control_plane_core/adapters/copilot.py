@@ -13,6 +13,7 @@ from .._generated.hosts import copilot as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
+from .._model_base import ABSENT
 from ..contract import present, to_object
 from ._base import HostAdapter, NativeFields, output_text
 
@@ -143,10 +144,10 @@ class CopilotAdapter(HostAdapter):
             if sole_gate:
                 # An explicit allow skips the CLI's own prompt (1.0.18): only a sole gate says it.
                 body["permissionDecision"] = "allow"
-            if present(verdict.mutated_input):
+            if verdict.mutated_input is not ABSENT:
                 # modifiedArgs alone rewrites (observed on 1.0.102; CP-13).
                 body["modifiedArgs"] = self.native_input(event, verdict.mutated_input)
-        if present(verdict.additional_context):
+        if verdict.additional_context is not ABSENT:
             body["additionalContext"] = verdict.additional_context
         return body
 
