@@ -52,14 +52,29 @@ def input_lines(count: int) -> list[str]:
 def in_process(count: int = 4_000, rounds: int = 15) -> dict[str, float]:
     """Lines/s in one process, best of interleaved rounds: the loop, the answer's JSON alone, ours.
 
-    The middle row decodes each line and encodes the answer the bridge gives for it, computed
-    beforehand: what any implementation of this answer shape pays before doing any work.
+    answer_json decodes each line and encodes the answer the bridge gives for it, computed
+    beforehand: what any implementation of this answer shape pays before doing any work;
+    answer_json_no_event the same for an answer without the echoed event; work is parse and
+    render alone, on the lines decoded beforehand.
     """
+    from agent_control_plane_core import Verdict, adapter_for
     from agent_control_plane_core.cli import _bridge_bytes, bridge_line
     from agent_control_plane_core.contract import json_bytes
 
     sample = input_lines(count)
     answers = [bridge_line(line) for line in sample]
+    # The same answers without the echoed event (the client sent the payload it came from).
+    lean = [{k: v for k, v in answer.items() if k != "event"} for answer in answers]
+    # The contract's work alone, on lines decoded beforehand: parse, and render the verdict.
+    requests = [json.loads(line) for line in sample]
+    work_items = [
+        (
+            adapter_for(r["agent"], **r.get("options", {})),
+            r["native"],
+            Verdict(**r["verdict"]) if "verdict" in r else None,
+        )
+        for r in requests
+    ]
 
     def loop() -> None:
         for line in sample:
@@ -70,11 +85,28 @@ def in_process(count: int = 4_000, rounds: int = 15) -> dict[str, float]:
             json.loads(line)
             json_bytes(answer)
 
+    def answer_json_no_event() -> None:
+        for line, answer in zip(sample, lean, strict=True):
+            json.loads(line)
+            json_bytes(answer)
+
+    def work() -> None:
+        for adapter, native, verdict in work_items:
+            event = adapter.parse(native)
+            if verdict is not None:
+                adapter.render(verdict, event)
+
     def bridge() -> None:
         for line in sample:
             _bridge_bytes(line)
 
-    runs = {"loop": loop, "answer_json": answer_json, "bridge": bridge}
+    runs = {
+        "loop": loop,
+        "answer_json": answer_json,
+        "answer_json_no_event": answer_json_no_event,
+        "work": work,
+        "bridge": bridge,
+    }
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(rounds):
         for name, run in runs.items():

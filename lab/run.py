@@ -391,6 +391,12 @@ def plan(hosts: list[str], *, latest: bool, older: bool) -> list[tuple[str, str,
 
     wanted = []
     locked = install.lock()["hosts"]
+    unknown = sorted(set(hosts) - set(locked))
+    if unknown:
+        raise SystemExit(
+            f"lab: no lab profile for {', '.join(unknown)}; lab hosts: {', '.join(sorted(locked))}"
+            " (a host without one is checked against its own source: docs/hosts.md)"
+        )
     for host in hosts:
         versions: list[str | None] = [None]
         if older:
