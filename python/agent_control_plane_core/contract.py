@@ -35,7 +35,6 @@ __all__ = [
     "canonical_tool",
     "check_alias_targets",
     "coverage_allows_veto",
-    "input_free_tool",
     "json_bytes",
     "make_event",
     "move_input_keys",
@@ -277,10 +276,15 @@ def tool_rule(
     native_tool: str, calls: CallClass, host_aliases: Mapping[str, str]
 ) -> str | tuple[str, str | None]:
     """How a native name maps: its canonical name, or (host alias, the input key it needs)."""
-    fixed = input_free_tool(native_tool, calls, host_aliases)
-    if fixed is not None:
-        return fixed
-    target = host_aliases[native_tool]
+    # contract.md §3: the global aliases apply to every call of every host.
+    alias = TOOL_ALIASES.get(native_tool)
+    if alias is not None:
+        return alias
+    # A host alias applies to the host's own (builtin) tool, and only when the input has the
+    # target's key.
+    target = host_aliases.get(native_tool) if calls == CallClasses.BUILTIN else None
+    if target is None:
+        return native_tool
     return target, MODELED_TOOL_INPUT_KEYS.get(target)
 
 
@@ -292,21 +296,6 @@ def aliased_tool(
         return rule
     target, key = rule
     return target if key in tool_input else native_tool
-
-
-def input_free_tool(
-    native_tool: str, calls: CallClass, host_aliases: Mapping[str, str]
-) -> str | None:
-    """The canonical name when no input can change it; None where a host alias reads the input."""
-    # contract.md §3: the global aliases apply to every call of every host.
-    alias = TOOL_ALIASES.get(native_tool)
-    if alias is not None:
-        return alias
-    # A host alias applies to the host's own (builtin) tool, and only when the input has the
-    # target's key.
-    if calls == CallClasses.BUILTIN and native_tool in host_aliases:
-        return None
-    return native_tool
 
 
 def call_class(native_tool: str | None, mcp_context: object, agent_type: object) -> CallClass:

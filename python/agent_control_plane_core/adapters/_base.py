@@ -398,7 +398,9 @@ class HostAdapter:
             calls = _MCP
         elif mcp_context is None and agent_type is None and native_tool is not None:
             # Most calls: the class follows from the name alone, remembered per name (bounded).
-            calls = self._name_classes.get(native_tool) or self._name_class(native_tool)
+            calls = self._name_classes.get(native_tool) or _remember(
+                self._name_classes, native_tool, call_class(native_tool, None, None)
+            )
         else:
             calls = call_class(native_tool, mcp_context, agent_type)
         # A subagent's or resumed session's call runs the host's own tool, so its renames and
@@ -411,18 +413,20 @@ class HostAdapter:
             if renames is not None:
                 move_input_keys(tool_input, renames)  # in place: the event's own dict (docstring)
         tool: str | None
+        alias_class = _BUILTIN if host_tool else calls
         if tool_aliases is None and native_tool is not None:
-            # Most names have no alias that reads the input: their canonical name is looked up
-            # once per (name, call class), in a bounded cache (names come from payloads).
-            alias_class = _BUILTIN if host_tool else calls
+            # A name's rule is looked up once per (name, host's own tool), in a bounded cache
+            # (names come from payloads); a host alias that reads the input (Copilot's bash is
+            # Bash with a command) is then decided per call, from the rule's (alias, key) pair.
             rule = self._tools.get((native_tool, host_tool))
             if rule is None:
-                rule = self._tool_rule(native_tool, alias_class, host_tool)
-            # A host alias that reads the input (Copilot's bash is Bash with a command) is
-            # decided per call, from the cached (target, key) pair.
+                rule = _remember(
+                    self._tools,
+                    (native_tool, host_tool),
+                    tool_rule(native_tool, alias_class, decl.TOOL_ALIASES),
+                )
             tool = rule if isinstance(rule, str) else aliased_tool(rule, native_tool, tool_input)
         else:
-            alias_class = _BUILTIN if host_tool else calls
             aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
             tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
         plan = at._event_plans.get((kind, calls))
@@ -449,23 +453,6 @@ class HostAdapter:
         if response is not ABSENT:
             event_fields[_RESPONSE] = response
         return event
-
-    def _name_class(self, native_tool: str) -> CallClass:
-        """call_class of a call that names only its tool, remembered in a bounded cache."""
-        if len(self._name_classes) >= _TOOLS_MAX:
-            self._name_classes.clear()
-        found = self._name_classes[native_tool] = call_class(native_tool, None, None)
-        return found
-
-    def _tool_rule(
-        self, native_tool: str, alias_class: CallClass, host_tool: bool
-    ) -> str | tuple[str, str | None]:
-        """tool_rule with the declared aliases, remembered in the bounded cache."""
-        if len(self._tools) >= _TOOLS_MAX:
-            self._tools.clear()
-        found = tool_rule(native_tool, alias_class, self.DECLARATION.TOOL_ALIASES)
-        self._tools[(native_tool, host_tool)] = found
-        return found
 
     def _event_plan(self, kind: EventKind, calls: CallClass) -> dict[str, Any]:
         """The fields of every event of this kind and call class, placeholders for the rest."""
@@ -516,9 +503,18 @@ class HostAdapter:
         return block_reason(verdict, self.DEFAULT_BLOCK_REASON)
 
 
-# Canonical names cached per adapter, at most: payloads name tools, so the cache is bounded.
+# Entries of a per-adapter cache keyed by tool name, at most: payloads name tools.
 _TOOLS_MAX: Final = 256
-_UNSEEN: Final = object()
+
+
+def _remember(cache: dict[Any, Any], key: object, value: Any) -> Any:
+    """Store value in a bounded per-name cache (emptied when full) and return it."""
+    if len(cache) >= _TOOLS_MAX:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 # Adapters at a version a payload named, so each distinct version is built once.
 _VERSIONED: dict[tuple[object, ...], HostAdapter] = {}
 _VERSIONED_MAX: Final = 32
