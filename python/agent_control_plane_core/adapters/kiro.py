@@ -29,7 +29,7 @@ _EDIT_COMMANDS: Final = frozenset({"str_replace", "insert", "append"})
 _EDIT_OF: Final = {"fs_write": "Edit", "write": "Edit"}
 check_alias_targets(_EDIT_OF, "adapters/kiro.py")
 _READ_TOOLS: Final = frozenset({"fs_read", "read"})
-# The native names _file_tool may rename; any other name (but an @server/tool one) keeps its tool.
+# The builtin names _file_tool may rename; any other builtin keeps its tool.
 _FILE_TOOLS: Final = _READ_TOOLS | frozenset(_EDIT_OF)
 _MCP_NAME: Final = "mcp__{server}__{tool}"
 
@@ -62,13 +62,15 @@ class KiroAdapter(GeminiAdapter):
         """The event's tool and input: an MCP name, an fs_write edit or a one-file fs_read (§5)."""
         native = event.meta.native_tool if isinstance(event.meta.native_tool, str) else None
         tool_input = event.input
-        if native is None or (native not in _FILE_TOOLS and not native.startswith("@")):
-            return event.tool, tool_input  # most calls: nothing below applies (a shell command)
+        if native is None:
+            return event.tool, tool_input
         if self.mcp_named(native):
             # The event's tool is mcp__<server>__<tool>, so one MCP rule matches Kiro as it
             # matches the hosts that name MCP tools so; native_tool keeps @server/tool.
             server, _, name = native[1:].partition("/")
             return _MCP_NAME.format(server=server, tool=name), tool_input
+        if native not in _FILE_TOOLS:
+            return event.tool, tool_input  # most calls (a shell command): nothing below applies
         if native in _EDIT_OF and event.tool != native:
             # Aliased to Write (its path renamed): str_replace, insert and append edit a file.
             command = tool_input.get("command")
