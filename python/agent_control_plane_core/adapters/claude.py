@@ -12,7 +12,6 @@ from .._generated.hosts import claude as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from .._model_base import ABSENT
 from ..contract import make_event, present, to_string, unreadable_as_json
 from ._base import HostAdapter, NativeFields, payload_fields
 
@@ -30,13 +29,6 @@ _PERMISSION = {Decisions.DENY: "deny", Decisions.ASK: "ask"}
 
 # The permission dialog's own event: answered with hookSpecificOutput.decision (CC-4, QW-7).
 PERMISSION_REQUEST: Final = "PermissionRequest"
-
-# Names every render compares against, bound once (a class attribute lookup per use is per call).
-_PRE_TOOL: Final = EventKinds.PRE_TOOL
-_POST_TOOL: Final = EventKinds.POST_TOOL
-_UNKNOWN: Final = EventKinds.UNKNOWN
-_ALLOW: Final = Decisions.ALLOW
-_DENY: Final = Decisions.DENY
 
 # The shell tool's result fields (PostToolUse tool_response of Bash, host-findings §3.2).
 _SHELL_STDOUT: Final = "stdout"
@@ -104,7 +96,7 @@ class ClaudeAdapter(HostAdapter):
         self, verdict: Verdict, event: ToolCallEvent, *, sole_gate: bool
     ) -> NativeResponse:
         """Render a verdict as the host's stdout body, stderr reason and exit code."""
-        enforced = verdict.decision == _DENY and event.this_call_vetoable
+        enforced = verdict.decision == Decisions.DENY and event.this_call_vetoable
         # One text for stderr and the body when the render blocks (CC-8), never empty (QW-1).
         reason = self.stated_reason(verdict) if enforced else to_string(verdict.reason)
         native = event.meta.native_event
@@ -113,14 +105,14 @@ class ClaudeAdapter(HostAdapter):
         if not native:
             # An empty hookEventName is no valid value (CC-6): the exit code is the only channel.
             body = None
-        elif kind == _UNKNOWN:
+        elif kind == EventKinds.UNKNOWN:
             # A decision on Stop/SubagentStop means "keep working" (CC-5): abstain on what is unmodelled.
             body = {}
         elif native == PERMISSION_REQUEST:
             body = self.permission_request_body(verdict, reason, sole_gate)
-        elif kind == _PRE_TOOL:
+        elif kind == EventKinds.PRE_TOOL:
             body = self.pre_tool_body(verdict, event, reason, sole_gate)
-        elif kind == _POST_TOOL:
+        elif kind == EventKinds.POST_TOOL:
             body = self.post_tool_body(verdict, event, reason)
         else:
             body = self.other_body(verdict, event, reason)
@@ -152,9 +144,9 @@ class ClaudeAdapter(HostAdapter):
         """The PreToolUse answer."""
         out: dict[str, Any] = {"hookEventName": event.meta.native_event}
         decision = verdict.decision
-        rewrite = verdict.mutated_input is not ABSENT
+        rewrite = present(verdict.mutated_input)
         carried = rewrite and self.carries(EventKinds.PRE_TOOL, ContentFields.MUTATED_INPUT)
-        if decision == _ALLOW:
+        if decision == Decisions.ALLOW:
             if rewrite and not carried:
                 # The host never applies updatedInput (QW-2): refuse rather than run the original.
                 out["permissionDecision"] = _PERMISSION[Decisions.DENY]
@@ -170,7 +162,7 @@ class ClaudeAdapter(HostAdapter):
                 out["permissionDecisionReason"] = reason
         if carried:
             out["updatedInput"] = verdict.mutated_input
-        if verdict.additional_context is not ABSENT and self.carries(
+        if present(verdict.additional_context) and self.carries(
             EventKinds.PRE_TOOL, ContentFields.ADDITIONAL_CONTEXT
         ):
             out["additionalContext"] = verdict.additional_context

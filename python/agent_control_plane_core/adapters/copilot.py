@@ -13,7 +13,6 @@ from .._generated.hosts import copilot as declaration
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
-from .._model_base import ABSENT
 from ..contract import present, to_object
 from ._base import HostAdapter, NativeFields, output_text
 
@@ -91,8 +90,7 @@ class CopilotAdapter(HostAdapter):
             native_tool=native_tool,
             tool_input=tool_input,
             call_keys=("mcp_context", "agent_type"),
-            # Read on post_tool only (build_event): no need to look for it on any other call.
-            response_key=_response_key(payload) if kind == EventKinds.POST_TOOL else None,
+            response_key=_response_key(payload),
             mcp_call=native_tool is not None and _MCP_SEPARATOR in native_tool,
         )
 
@@ -144,10 +142,10 @@ class CopilotAdapter(HostAdapter):
             if sole_gate:
                 # An explicit allow skips the CLI's own prompt (1.0.18): only a sole gate says it.
                 body["permissionDecision"] = "allow"
-            if verdict.mutated_input is not ABSENT:
+            if present(verdict.mutated_input):
                 # modifiedArgs alone rewrites (observed on 1.0.102; CP-13).
                 body["modifiedArgs"] = self.native_input(event, verdict.mutated_input)
-        if verdict.additional_context is not ABSENT:
+        if present(verdict.additional_context):
             body["additionalContext"] = verdict.additional_context
         return body
 
