@@ -49,19 +49,20 @@ HOOK_PAYLOADS: dict[str, dict[str, Any]] = {
 }
 
 
-# What a host's pinned lab version sent, where its golden shell call has another form: Copilot
-# CLI 1.0.102 sends toolArgs as an object (host-findings CP-13; fixtures/copilot.json, the
-# "1.0.102 (lab pinned)" case), its golden call a JSON string as older docs show. Section 2
-# measures this form, and the golden one as a reference row.
-OBSERVED_PAYLOADS: dict[str, dict[str, Any]] = {
-    "copilot": {
-        "cwd": "/home/dev/proj",
-        "sessionId": "4af75a8d-84e1-46d2-8621-ebf1ee47128e",
-        "timestamp": 1796110931048,
-        "toolArgs": {"command": "git status --short", "description": "e2e test command"},
-        "toolName": "bash",
-    },
-}
+# Hosts whose pinned lab version sends another form than their golden shell call: Copilot CLI
+# 1.0.102 sends toolArgs as an object (host-findings CP-13), the golden call a JSON string as
+# older docs show. Section 2 measures the fixture's case recorded at the lab's pinned version
+# (lab/hosts.lock.json), and the golden one as a reference row.
+OBSERVED_FORMS: tuple[str, ...] = ("copilot",)
+
+
+def lab_version(agent: str) -> str:
+    """The host version the lab pins (lab/hosts.lock.json)."""
+    sys.path.insert(0, str(ROOT))
+    from lab.install import lock
+
+    version: str = lock()["hosts"][agent]["version"]
+    return version
 
 
 def library_payload(agent: str, *, golden: bool = False) -> dict[str, Any]:
@@ -69,17 +70,18 @@ def library_payload(agent: str, *, golden: bool = False) -> dict[str, Any]:
 
     A host without a payload above gets its golden shell call, the one the demos send
     (examples/host_calls.py: its fixture's first vetoable pre_tool Bash case), running the same
-    command; golden=True gives that call even where the pinned host sends another form.
+    command. A host in OBSERVED_FORMS gets its case at the lab's pinned version instead, unless
+    golden is set.
     """
     if agent == "amp":
         return {"tool": "Bash", "input": HOOK_PAYLOADS["amp"]}
-    if agent in OBSERVED_PAYLOADS and not golden:
-        return OBSERVED_PAYLOADS[agent]
     if agent not in HOOK_PAYLOADS:
         sys.path.insert(0, str(ROOT / "examples"))
         from host_calls import shell_call
 
-        payload: dict[str, Any] = shell_call(agent, HOOK_PAYLOADS["codex"]["tool_input"]["command"])
+        version = lab_version(agent) if agent in OBSERVED_FORMS and not golden else None
+        command = HOOK_PAYLOADS["codex"]["tool_input"]["command"]
+        payload: dict[str, Any] = shell_call(agent, command, version)
         return payload
     return HOOK_PAYLOADS[agent]
 

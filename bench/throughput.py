@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from _common import HOOK_PAYLOADS, OBSERVED_PAYLOADS, adapter_options, library_payload
+from _common import HOOK_PAYLOADS, OBSERVED_FORMS, adapter_options, library_payload
 
 from agent_control_plane_core import AGENT_IDS, Adapter, Verdict, adapter_for
 from agent_control_plane_core.runtime import demo_judge, entry_adapter, render_hook_response
@@ -65,7 +65,7 @@ def measure(seconds: float = 0.5, repeats: int = 7) -> dict[str, Any]:
     # Issue 13: every adapter; a host whose pinned version sends another form than its golden
     # call also gets the golden one, as a reference row.
     runs = [(agent, False) for agent in AGENT_IDS]
-    runs += [(agent, True) for agent in AGENT_IDS if agent in OBSERVED_PAYLOADS]
+    runs += [(agent, True) for agent in AGENT_IDS if agent in OBSERVED_FORMS]
     for agent, golden in runs:
         name = f"{agent} parse+render" + (", golden call" if golden else "")
         print(f"  {name}", file=sys.stderr, flush=True)

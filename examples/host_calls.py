@@ -28,14 +28,19 @@ def run_hook_entry(
 
 
 @cache
-def _shell_case(agent: str) -> tuple[Any, str]:
-    """The first golden case that parses as a vetoable pre_tool Bash call, with its command."""
+def _shell_case(agent: str, version: str | None = None) -> tuple[Any, str]:
+    """The first golden case that parses as a vetoable pre_tool Bash call, with its command.
+
+    With a version, the first such case recorded at that host version (its adapter options).
+    """
     cases = json.loads((FIXTURES / f"{agent}.json").read_text(encoding="utf-8"))["cases"]
     for case in cases:
         event = case["event"]
         command = event.get("input", {}).get("command")
+        options = case.get("adapter_options") or {}
         if (
-            event["event"] == "pre_tool"
+            (version is None or options.get(f"{agent}_version") == version)
+            and event["event"] == "pre_tool"
             and event.get("tool") == "Bash"
             and event["this_call_vetoable"]
             and isinstance(command, str)
@@ -43,8 +48,9 @@ def _shell_case(agent: str) -> tuple[Any, str]:
         ):
             return case["native"], command
     raise LookupError(
-        f"fixtures/{agent}.json has no vetoable pre_tool case with tool Bash and a command:"
-        " add one (acp new-adapter's step 3)"
+        f"fixtures/{agent}.json has no vetoable pre_tool case with tool Bash and a command"
+        + ("" if version is None else f" at {agent}_version {version}")
+        + ": add one (acp new-adapter's step 3)"
     )
 
 
@@ -65,9 +71,9 @@ def _substitute(value: Any, old: str, new: str) -> Any:
     return value
 
 
-def shell_call(agent: str, command: str) -> Any:
-    """The host's native pre-tool payload for a shell call running this command."""
-    native, old = _shell_case(agent)
+def shell_call(agent: str, command: str, version: str | None = None) -> Any:
+    """The host's native pre-tool payload for a shell call running this command (at a version)."""
+    native, old = _shell_case(agent, version)
     return _substitute(native, old, command)
 
 
