@@ -29,7 +29,7 @@ _MAX_TOKENS: Final = 50_000
 _MAX_DEPTH: Final = 24  # nested $(...), sh -c, eval: deeper is unparsed, not skipped
 
 # Runs of characters with no meaning to the splitter, consumed by one regex step (bounded time
-# on padding: hardening-findings.md §2.2 forms 16-18).
+# on padding: docs/findings.md PF-16 to PF-18).
 _PLAIN: Final = re.compile(r"[^\s'\"\\$`;&|()<>#*?\[]+")
 _BLANK: Final = re.compile(r"[ \t\r\f\v]+")
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -61,7 +61,7 @@ class _Wrapper:
         self.positionals = positionals  # words before the command (timeout's duration)
 
 
-# Programs that run another program given as their arguments (hardening-findings.md §2.4 item 4).
+# Programs that run another program given as their arguments (docs/findings.md PN-4).
 _WRAPPERS: Final = {
     "sudo": _Wrapper(
         "ugpCDrtTUR",

@@ -285,7 +285,7 @@ def _cli_adapter(args: argparse.Namespace) -> Adapter:
     try:
         return entry_adapter(args.agent, codex_version=args.codex_version)
     except TypeError as exc:
-        # host-findings LIB-1: one line naming the option and the host, never a traceback.
+        # LIB-1: one line naming the option and the host, never a traceback.
         if args.codex_version is None:
             raise UsageError(str(exc)) from exc
         raise UsageError(f"--codex-version is a Codex option; {args.agent} takes none") from exc

@@ -817,7 +817,7 @@ def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     for kind, trigger in _native_events(request.host):
         command, _ = _command(request, kind)
         # kiro.dev/docs/cli/v3/hooks: timeout in seconds; never cache_ttl_seconds, which replays
-        # one allow for every later call (host-findings KR-2).
+        # one allow for every later call (docs/findings.md KR-2).
         entry: dict[str, Any] = {"name": f"agent-control-plane-{trigger}", "trigger": trigger}
         if kind in _TOOL_KINDS:
             entry["matcher"] = request.matcher or ".*"  # a tool-name regex (.*: every tool)
@@ -883,7 +883,7 @@ def _opencode(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     notes = (
         "opencode loads the plugin at its next start. On first run it installs @opencode-ai/plugin"
         " into its config folders from the package registry; the plugin needs none of it, but"
-        " offline opencode waits for that install (host-findings.md §3.8).",
+        " offline opencode waits for that install (docs/findings.md LAB-OC).",
     )
     return after, before, notes
 
@@ -963,7 +963,7 @@ _PLUGIN_HOSTS: Final[
 INSTALLABLE: Final[tuple[str, ...]] = tuple(sorted(_HOSTS))
 """Hosts acp install has a configuration entry for."""
 
-# Hosts that also run the hooks of Claude Code's settings (host-findings XH-1): Cursor reads
+# Hosts that also run the hooks of Claude Code's settings (docs/findings.md XH-1): Cursor reads
 # .claude/settings*.json, Copilot CLI reads .claude/settings.json, Droid imports Claude hooks.
 _RUN_CLAUDE_HOOKS: Final[Mapping[str, str]] = {
     "cursor": "Cursor",

@@ -808,7 +808,7 @@ def _texts(value: object) -> Iterator[str]:
         for item in value:
             yield from _texts(item)
     elif isinstance(value, dict):
-        # Decoded strings, never JSON text: a \n inside is a newline (hardening-findings.md L11).
+        # Decoded strings, never JSON text: a \n inside is a newline (docs/findings.md L11).
         for item in value.values():
             yield from _texts(item)
     else:

@@ -233,7 +233,7 @@ def _hook_answer(
     notes: list[str] = []
     posture = _unrendered_posture(environ or {}, notes)
     try:
-        # A present but invalid decision is clamped to ask, not treated as a failure (§7).
+        # A present but invalid decision is clamped to ask, not a failure (contract.md §7).
         verdict = sanitize_verdict(answer)
         response = render_escalated(adapter, verdict, event, sole_gate=sole_gate)
         # After render_escalated, whose contract stays: what the host cannot carry (issue 17).
@@ -254,7 +254,7 @@ def _hook_answer(
 def _sender_adapter(
     adapter: Adapter, payload: dict[str, Any], environ: Mapping[str, str] | None
 ) -> Adapter:
-    """The adapter of the host that really sent the payload (host-findings XH-1), else adapter."""
+    """The adapter of the host that really sent the payload (docs/findings.md XH-1), else adapter."""
     shared = getattr(adapter, "runs_for_other_hosts", None)
     if shared is None or not shared():
         return adapter

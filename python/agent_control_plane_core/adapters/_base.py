@@ -405,7 +405,7 @@ class HostAdapter:
             calls = call_class(native_tool, mcp_context, agent_type)
         # A subagent's or resumed session's call runs the host's own tool, so its renames and
         # alias apply (else {"tool": "Bash", "input": {"cmd": ...}, "agent_type": "x"} evades a
-        # rule on command: host-findings AMP-1); an MCP server's tool is not the host's even
+        # rule on command: docs/findings.md AMP-1); an MCP server's tool is not the host's even
         # when it shares a builtin's name, so it keeps its native name for MCP rules.
         host_tool = calls != _MCP
         if native_tool is not None and host_tool:

@@ -1,4 +1,4 @@
-"""Which other host sent a payload to a hook entry that other hosts also run (host-findings XH-1)."""
+"""Which other host sent a payload to a hook entry that other hosts also run (docs/findings.md XH-1)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ _PERMISSION = {Decisions.DENY: "deny", Decisions.ASK: "ask"}
 # The permission dialog's own event: answered with hookSpecificOutput.decision (CC-4, QW-7).
 PERMISSION_REQUEST: Final = "PermissionRequest"
 
-# The shell tool's result fields (PostToolUse tool_response of Bash, host-findings §3.2).
+# The shell tool's result fields (PostToolUse tool_response of Bash, docs/findings.md LAB-CC).
 _SHELL_STDOUT: Final = "stdout"
 _SHELL_STDERR: Final = "stderr"
 
@@ -73,7 +73,7 @@ class ClaudeAdapter(HostAdapter):
 
     def runs_for_other_hosts(self) -> bool:
         """Whether other hosts may hand this entry their payloads: only Claude Code's own entry."""
-        # Cursor runs .claude/settings.json hooks and Droid imports them (host-findings XH-1): their
+        # Cursor runs .claude/settings.json hooks and Droid imports them (docs/findings.md XH-1): their
         # declarations' sender_markers name this entry. The hosts built on this adapter (Droid,
         # Qwen, Auggie) have entries of their own, which no other host runs.
         from ._foreign import receives_foreign_payloads  # the hook entry's, not parse's

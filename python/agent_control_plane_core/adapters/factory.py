@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FactoryAdapter", "factory_adapter"]
 
-# Droid's permission modes, none of which Claude Code sends (host-findings XH-1).
+# Droid's permission modes, none of which Claude Code sends (docs/findings.md XH-1).
 # Droid's patch tool: tool_input {input: "<patch>"} with "*** Add/Update/Delete File: <path>"
 # headers, the ones its 0.225.2 bundle parses for sandbox file checks (hosts/factory.json, FD-3).
 _PATCH_TOOL: Final = "ApplyPatch"
@@ -54,7 +54,7 @@ class FactoryAdapter(ClaudeAdapter):
         return tool_input
 
     def refined(self, event: ToolCallEvent) -> ToolCallEvent:
-        """A patch whose every header adds a file is a Write, not an Edit (§5)."""
+        """A patch whose every header adds a file is a Write, not an Edit (TN-FD)."""
         if event.meta.native_tool != _PATCH_TOOL or event.tool == _PATCH_TOOL:
             return event
         patch = event.input.get(_PATCH_INPUT)

@@ -59,7 +59,7 @@ class KiroAdapter(GeminiAdapter):
         )
 
     def _file_tool(self, event: ToolCallEvent) -> tuple[str | None, dict[str, Any]]:
-        """The event's tool and input: an MCP name, an fs_write edit or a one-file fs_read (§5)."""
+        """The event's tool and input: an MCP name, an fs_write edit or a one-file fs_read (TN-KR)."""
         native = event.meta.native_tool if isinstance(event.meta.native_tool, str) else None
         tool_input = event.input
         if native is None:
