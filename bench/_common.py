@@ -50,7 +50,7 @@ HOOK_PAYLOADS: dict[str, dict[str, Any]] = {
 
 
 # Hosts whose pinned lab version sends another form than their golden shell call: Copilot CLI
-# 1.0.102 sends toolArgs as an object (host-findings CP-13), the golden call a JSON string as
+# 1.0.102 sends toolArgs as an object (docs/findings.md CP-13), the golden call a JSON string as
 # older docs show. Section 2 measures the fixture's case recorded at the lab's pinned version
 # (lab/hosts.lock.json), and the golden one as a reference row.
 OBSERVED_FORMS: tuple[str, ...] = ("copilot",)

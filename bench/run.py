@@ -240,7 +240,7 @@ def render(
         "on their golden shell call (the one the demos send, running the same command), against",
         "`json.dumps(json.loads(text))` of the same payload in interleaved repeats of about half a",
         "second. Copilot is measured on the payload its pinned lab version (1.0.102) sent, toolArgs",
-        "an object (host-findings CP-13); its golden call, toolArgs as a JSON string as older docs",
+        "an object (docs/findings.md CP-13); its golden call, toolArgs as a JSON string as older docs",
         "show, is a reference row. The last row is what a hook does after reading stdin:",
         "`render_hook_response` (json.loads, parse, demo judge, sanitize, escalate).",
         "",
@@ -391,7 +391,7 @@ Claude hook 1.92x -> 1.35x the floor; `ACP_POLICY` 2.02x -> 1.48x; `ACP_AUDIT_LO
   (examples/demo_judge.py) imports typing the same way, since a judge loads in every call.
   Measured with this change, on a load average of about 7 (20 interleaved rounds, CPU time):
   the four hook entries 1.07x-1.17x the floor (before: 1.33x-1.39x), cchooks 1.38x.
-- The Claude entry recognises a Cursor or Droid payload (host-findings XH-1) from the
+- The Claude entry recognises a Cursor or Droid payload (docs/findings.md XH-1) from the
   `sender_markers` of their declarations, generated into `_generated/hosts/__init__.py`,
   instead of importing both adapters on every Claude Code call.
 - Tests: tests/test_hook_path_imports.py runs the whole hook process on each option path and

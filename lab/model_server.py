@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 __all__ = ["ModelServer", "Script", "main", "serve"]
 
-# Loopback only: the lab runs hosts in a loopback-only namespace (host-findings §3.1).
+# Loopback only: the lab runs hosts in a loopback-only namespace (docs/findings.md LAB-0).
 HOST = "127.0.0.1"
 DEFAULT_LIFETIME = 180.0
 REDACTED = "<redacted>"
@@ -183,7 +183,7 @@ class LabHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: ModelServer
     # NB: no attribute named `responses` here; it would shadow BaseHTTPRequestHandler.responses
-    # and every answer would become a 500 (host-findings §3.1, mock pitfall).
+    # and every answer would become a 500 (docs/findings.md LAB-0, mock pitfall).
 
     def log_message(self, format: str, *args: Any) -> None:
         """Keep the lab's stderr quiet; the records are the log."""

@@ -93,7 +93,7 @@ def redacts(event: Any) -> Any:
     return {"decision": "allow", "mutated_output": "[redacted]"}
 
 
-# ---- hardening-findings §0 fixture judges (tests/test_hardening.py) -----------------------------
+# ---- the fixture judges of docs/findings.md HELD-JUDGES (tests/test_hardening.py) ---------------
 
 
 def sys_echo_ask(event: Any) -> Any:
@@ -260,7 +260,7 @@ def redos_then_allow(event: Any) -> Any:
 
 
 def devnull_child_sleep(event: Any) -> Any:
-    """Wait on a child whose output goes to /dev/null, past the deadline (§1.2 deadline)."""
+    """Wait on a child whose output goes to /dev/null, past the deadline (HELD-DEADLINE)."""
     import subprocess
 
     subprocess.run(
@@ -270,7 +270,7 @@ def devnull_child_sleep(event: Any) -> Any:
 
 
 def sqlite_spins(event: Any) -> Any:
-    """A long SQLite query, which releases the interpreter lock (§1.2 deadline)."""
+    """A long SQLite query, which releases the interpreter lock (HELD-DEADLINE)."""
     import sqlite3
 
     query = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
@@ -278,14 +278,14 @@ def sqlite_spins(event: Any) -> Any:
     return {"decision": "allow"}
 
 
-# How far deep_recursion lifts the limit. §1.2 used 10**7 (exit 2 after 58 s): the unwinding of
+# How far deep_recursion lifts the limit. HELD-JUDGE used 10**7 (exit 2 after 58 s): the unwinding of
 # that many frames never checks for signals or thread switches, so no deadline answers sooner
 # (about 28 s here); a million frames is the same attack, answered in about 3 s.
 RECURSION_LIMIT = 10**6
 
 
 def deep_recursion(event: Any) -> Any:
-    """Recurse in Python until RecursionError after lifting the recursion limit (§1.2 judge)."""
+    """Recurse in Python until RecursionError after lifting the recursion limit (HELD-JUDGE)."""
     import sys
 
     sys.setrecursionlimit(RECURSION_LIMIT)
@@ -297,7 +297,7 @@ def deep_recursion(event: Any) -> Any:
 
 
 def exhausts_memory(event: Any) -> Any:
-    """Allocate until MemoryError under an address-space limit (§1.2 judge, ulimit -v)."""
+    """Allocate until MemoryError under an address-space limit (HELD-JUDGE, ulimit -v)."""
     import resource
 
     soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -309,7 +309,7 @@ def exhausts_memory(event: Any) -> Any:
         chunks.append(bytearray(64 * 1024 * 1024))
 
 
-# A deny reason far beyond any host's reason field (§1.2 judge, 50 MB).
+# A deny reason far beyond any host's reason field (HELD-JUDGE, 50 MB).
 HUGE_REASON = 50 * 1024 * 1024
 
 
@@ -346,7 +346,7 @@ def dumps_too_deep(event: Any) -> Any:
 
 
 def kills_itself(event: Any) -> Any:
-    """Send SIGKILL to the judge's own process (hardening-findings R2)."""
+    """Send SIGKILL to the judge's own process (docs/findings.md R2)."""
     import os
     import signal
 
@@ -354,14 +354,14 @@ def kills_itself(event: Any) -> Any:
 
 
 def exits_at_once(event: Any) -> Any:
-    """End the judge's process with os._exit(0) before any answer (hardening-findings R1)."""
+    """End the judge's process with os._exit(0) before any answer (docs/findings.md R1)."""
     import os
 
     os._exit(0)
 
 
 def deep_recursion_10m(event: Any) -> Any:
-    """deep_recursion with the §1.2 limit of 10**7 (exit 2, but after 58 s, without supervision)."""
+    """deep_recursion with HELD-JUDGE's limit of 10**7 (exit 2, but after 58 s, without supervision)."""
     import sys
 
     sys.setrecursionlimit(10**7)
@@ -373,7 +373,7 @@ def deep_recursion_10m(event: Any) -> Any:
 
 
 def sleeps_ten(event: Any) -> Any:
-    """Blocked in a sleep for 10 s (§1.2's judge against a 300 ms deadline)."""
+    """Blocked in a sleep for 10 s (HELD-DEFAULT's judge against a 300 ms deadline)."""
     time.sleep(10)
     return {"decision": "allow"}
 

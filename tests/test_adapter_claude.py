@@ -1,4 +1,4 @@
-"""Claude Code adapter: the render corrections of host-findings §2.1 hold for every verdict."""
+"""Claude Code adapter: the render corrections of docs/findings.md CC-1 to CC-10 hold for every verdict."""
 
 from __future__ import annotations
 

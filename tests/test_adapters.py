@@ -183,7 +183,7 @@ def test_gemini_aliases_only_builtin_calls_with_the_advertised_key() -> None:
             "mcp_context": {},
         }
     )
-    # MCP is covered on Gemini (host-findings GM-8), but an MCP tool is never renamed or aliased.
+    # MCP is covered on Gemini (docs/findings.md GM-8), but an MCP tool is never renamed or aliased.
     assert (mcp.tool, mcp.input, mcp.this_call_vetoable) == (
         "read_file",
         {"absolute_path": "/a"},

@@ -1,5 +1,5 @@
-"""Regression tests for ../shared/docs/hardening-findings.md §1: one named test per finding, and the
-attacks that held (§1.2), each asserting the safe outcome rather than a particular exit code."""
+"""Regression tests for the hook-entry findings of docs/findings.md (H, M, L and R): one named test
+per finding, and the attacks that held (HELD-*), each asserting the safe outcome rather than a particular exit code."""
 
 from __future__ import annotations
 
@@ -600,7 +600,7 @@ def test_stdin_that_is_not_utf8_is_the_entrys_failure_not_an_event() -> None:
     assert blocked("claude", run) and "not UTF-8" in run.stderr
 
 
-# ---- §1.2 attacks that held: the safe outcome stays ------------------------------------------
+# ---- HELD-*: attacks that held, the safe outcome stays ----------------------------------------
 
 HELD_INPUTS = {
     "bad JSON": b"{not json",
@@ -791,7 +791,7 @@ def test_held_a_one_millisecond_deadline_still_answers() -> None:
     assert blocked("claude", run)
 
 
-# Policy matching with examples/policy.toml on every host's native shell payload (§1.2).
+# Policy matching with examples/policy.toml on every host's native shell payload (HELD-POLICY).
 HELD_BLOCKED = [
     "rm -rf /",
     "rm -fr /",
@@ -1018,7 +1018,7 @@ def test_h1_a_regex_rule_never_lets_the_tail_past_the_scan_limit_through(
 @pytest.mark.parametrize(
     ("command", "decision"),
     [
-        (PAD + "rm -rf /", "deny"),  # §2.2 form 16
+        (PAD + "rm -rf /", "deny"),  # PF-16
         (": " + "é" * 33_000 + "; rm -rf /", "deny"),  # form 17
         ("true '" + "A" * 70_000 + "' && rm -rf /", "deny"),  # form 18
         (PAD + "git push", "ask"),  # form 28
@@ -1032,7 +1032,7 @@ def test_h1_example_policy_decides_past_64_kib_on_every_host(
     assert verdict.decision == decision
 
 
-# §2.2 forms the naive example rules let through (form 19 is Codex's argv; forms 16-18, 28: H1).
+# PF-n forms the naive example rules let through (PF-19 is Codex's argv; PF-16 to PF-18, PF-28: H1).
 M6_FORMS = {
     "rm -r -f /": "deny",
     "rm -f -r /": "deny",
@@ -1214,7 +1214,7 @@ def test_l9_policy_check_flags_a_tools_glob_that_selects_only_a_native_alias(
     assert result.returncode == 1 and "write 'Bash'" in result.stderr
 
 
-# §2.3: the hosts' own write, edit and read tools, each with a .env path.
+# L9: the hosts' own write, edit and read tools, each with a .env path.
 L9_FILE_CALLS = {
     "gemini replace": (
         "gemini",
@@ -1326,7 +1326,7 @@ def test_l12_amp_envelope_subagent_call_is_renamed_and_decided() -> None:
     assert blocked("amp", run)
 
 
-# ---- §1.2 attacks that held: payload shapes, MCP and file rules -------------------------------
+# ---- HELD-POLICY: payload shapes, MCP and file rules ------------------------------------------
 
 
 def _decide(agent: str, payload: Any, policy: str, environ: dict[str, str] | None = None) -> Any:
@@ -1514,7 +1514,7 @@ def test_r11_unicode_lookalikes_are_not_read_as_rm(command: str) -> None:
     assert verdict.decision == "allow"
 
 
-# ---- §1.2 attacks that held: deadline, stdin, policy device, installer ------------------------
+# ---- HELD-DEADLINE, HELD-INPUT, HELD-POLICYFILE, HELD-INSTALL ----------------------------------
 
 
 @pytest.mark.parametrize("judge", ["devnull_child_sleep", "sqlite_spins"])
@@ -1600,15 +1600,15 @@ def test_held_concurrent_installs_leave_one_valid_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]  # no temp files
 
 
-# ---- §1.2 attacks that held: huge input, memory limits, deep recursion, permissions ----------
+# ---- HELD-INPUT, HELD-JUDGE, HELD-AUDIT: huge input, memory limits, recursion, permissions ----
 
-# The size of the §1.2 oversized inputs (200 MB).
+# The size of the HELD-INPUT oversized inputs (200 MB).
 BIG_INPUT = 200 * 1024 * 1024
 GIB = 1024**3
 
 
 def _address_space_limit() -> None:
-    """In the hook child: `ulimit -v 1 GiB` (§1.2)."""
+    """In the hook child: `ulimit -v 1 GiB` (HELD-INPUT)."""
     resource.setrlimit(resource.RLIMIT_AS, (GIB, GIB))
 
 
@@ -1740,7 +1740,7 @@ def test_held_an_audit_dir_the_hook_cannot_write_never_changes_the_answer(tmp_pa
         # and Gemini read as a non-blocking error, so the call ran even under ACP_FAIL_CLOSED=1.
         ("overflows_c_stack", "SIGSEGV"),
         ("dumps_too_deep", "SIGSEGV"),
-        # hardening-findings R2 and R1: recorded as inherent to in-process judges.
+        # R2 and R1: recorded as inherent to in-process judges.
         ("kills_itself", "SIGKILL"),
         ("exits_at_once", "exited with code 0"),
     ],
@@ -1780,7 +1780,7 @@ def test_a_supervised_judge_still_answers_prints_relays_and_audits(tmp_path: Pat
 
 
 def test_held_c_stack_recursion_after_a_10m_limit_is_answered_at_the_deadline() -> None:
-    # §1.2: exit 2, but after 58 s (the unwinding never checks for signals); in the supervised
+    # HELD-JUDGE: exit 2, but after 58 s (the unwinding never checks for signals); in the supervised
     # child the parent answers at ACP_HOOK_TIMEOUT_MS, and both host pipes reach EOF then.
     env = claude_env("deep_recursion_10m", ACP_FAIL_CLOSED="1", ACP_HOOK_TIMEOUT_MS="1000")
     result = run_raw(CLAUDE_HOOK, json.dumps(LS).encode(), env, capture_output=True)

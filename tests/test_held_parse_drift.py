@@ -1,4 +1,4 @@
-"""Held attack of ../shared/docs/hardening-findings.md §1.2 "Parse drift": the realistic payload
+"""Held attack docs/findings.md HELD-DRIFT (parse drift): the realistic payload
 of every host, drifted (unknown, renamed and retyped keys, unknown tool-input keys, non-objects,
 invalid UTF-8), parses into a schema-valid event that loses no key."""
 
@@ -74,7 +74,7 @@ CASES = [
 
 
 def test_the_drift_family_is_the_size_the_findings_ran() -> None:
-    # §1.2 ran 253 cases over the 9 hosts of then; every host and configuration gets them now.
+    # HELD-DRIFT ran 253 cases over the 9 hosts of then; every host and configuration gets them now.
     per_host = {config: sum(1 for c, _, _ in CASES if c == config) for config in CONFIGS}
     assert min(per_host.values()) >= 253 // 9
 

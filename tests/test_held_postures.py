@@ -1,4 +1,4 @@
-"""Held attack of ../shared/docs/hardening-findings.md §1.2: the default posture (no
+"""Held attack docs/findings.md HELD-DEFAULT: the default posture (no
 ACP_FAIL_CLOSED) of every host for bad JSON, a raising judge and a 300 ms deadline against a 10 s
 judge is what the host's declaration says, as docs/reliability.md's fault table shows it."""
 

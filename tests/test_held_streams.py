@@ -1,4 +1,4 @@
-"""Held attacks of ../shared/docs/hardening-findings.md §1.2 on the bridge and the audit log: huge
+"""Held attacks docs/findings.md HELD-BRIDGE and HELD-AUDIT on the bridge and the audit log: huge
 and many lines are answered in order, concurrent writers leave only whole records."""
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from hook_runner import run_hook
 EXAMPLE = REPO / "examples" / "policy.toml"
 PAD = "A" * 70_000
 
-# hardening-findings.md §2.2: form number -> (command as the shell receives it, decision).
+# docs/findings.md PF-n: form number n -> (command as the shell receives it, decision).
 BYPASS_FORMS: dict[str, tuple[Any, str]] = {
     "1": ("rm -r -f /", "deny"),
     "2": ("rm -f -r /", "deny"),
@@ -64,7 +64,7 @@ BYPASS_FORMS: dict[str, tuple[Any, str]] = {
     "27": ('git "push"', "ask"),
     "28": ("#" + PAD + "\ngit push", "ask"),
 }
-# §2.2: forms caught before only by a substring, and the commands that must stay allowed.
+# PF-KEPT: forms caught before only by a substring, and the commands that must stay allowed.
 KEPT = {
     "sudo rm -rf /": "deny",
     "command rm -rf /": "deny",
@@ -427,7 +427,7 @@ def test_acp_policy_test_passes_the_shipped_set_on_every_host(
     assert "FAIL" not in out
     assert f"on {len(AGENT_IDS)} host(s)" in out
     runs = run_tests(str(EXAMPLE), (), fixtures_dir())
-    # Every numbered form of hardening-findings.md §2.2 is among the file's own tests.
+    # Every form PF-1 to PF-28 of docs/findings.md is among the file's own tests.
     forms = {run.test.split()[1].rstrip(":,abc") for run in runs if run.test.startswith("form ")}
     assert forms == {str(number) for number in range(1, 29)}
     assert {run.agent for run in runs if not run.skipped} == set(AGENT_IDS)
