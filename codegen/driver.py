@@ -437,6 +437,12 @@ def lint(root_src: Path = REPO) -> None:
         for def_name in document.get("$defs", {}):
             if not def_name[:1].isupper():
                 problems.append(f"{name}: $defs name {def_name!r} is not PascalCase")
+            # Off-the-shelf generators name a type from its title (issue 31): the title is the name.
+            body = document["$defs"][def_name]
+            if body.get("title") != def_name or not body.get("description"):
+                problems.append(
+                    f"{name}: $defs/{def_name} needs title {def_name!r} and a description"
+                )
     registry: Registry[Any] = Registry().with_resources(
         (doc.get("$id", name), Resource.from_contents(doc, default_specification=DRAFT202012))
         for name, doc in documents.items()
