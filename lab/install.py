@@ -29,6 +29,7 @@ __all__ = [
     "main",
     "netns_argv",
     "netns_available",
+    "netns_prefix",
 ]
 
 REPO = Path(__file__).resolve().parent.parent
@@ -163,21 +164,49 @@ def version_regex(pattern: str, version: str) -> str:
     return pattern.replace("{version}", re.escape(version))
 
 
-def netns_argv(argv: Sequence[str]) -> list[str]:
-    """Wrap argv to run in a fresh network namespace where only loopback is up."""
-    return ["unshare", "-n", "sh", "-c", _NETNS_SCRIPT, "sh", *argv]
+# The ways to get a namespace holding only loopback: root unshares one directly; any other user
+# first enters a user namespace mapping it to root there (unprivileged user namespaces, Linux
+# 3.8+, allowed unless a sysctl or an LSM forbids them), which gives the same view inside.
+ROOT_PREFIX = ("unshare", "-n")
+USER_PREFIX = ("unshare", "--user", "--map-root-user", "-n")
+NETNS_FIX = (
+    "the lab needs a network namespace holding only loopback: run make test as root, or allow"
+    " unprivileged user namespaces (sysctl -w user.max_user_namespaces=15000; on Debian"
+    " kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
+    " and have unshare (util-linux) and ip (iproute2) on PATH"
+)
+
+
+def _prefixes() -> list[tuple[str, ...]]:
+    """The namespace commands to try here, the one root can use first."""
+    return [ROOT_PREFIX, USER_PREFIX] if os.geteuid() == 0 else [USER_PREFIX]
 
 
 @cache
-def netns_available() -> bool:
-    """Whether a loopback-only namespace can be made here (needs unshare, ip, and root)."""
+def netns_prefix() -> tuple[str, ...] | None:
+    """The unshare command that gives a loopback-only network namespace here, or None."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return False
-    try:
-        done = subprocess.run(netns_argv(["true"]), capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+        return None
+    for prefix in _prefixes():
+        argv = [*prefix, "sh", "-c", _NETNS_SCRIPT, "sh", "true"]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return prefix
+    return None
+
+
+def netns_argv(argv: Sequence[str]) -> list[str]:
+    """Wrap argv to run in a fresh network namespace where only loopback is up."""
+    prefix = netns_prefix() or ROOT_PREFIX
+    return [*prefix, "sh", "-c", _NETNS_SCRIPT, "sh", *argv]
+
+
+def netns_available() -> bool:
+    """Whether a loopback-only namespace can be made here (as root, or in a user namespace)."""
+    return netns_prefix() is not None
 
 
 def _log(message: str) -> None:
@@ -293,7 +322,7 @@ def check_version(
         argv = netns_argv(argv)
     else:
         _log(
-            "WARNING: no loopback-only network namespace (unshare -n needs root); running with the network"
+            f"WARNING: no loopback-only network namespace, so the version check runs with the network: {NETNS_FIX}"
         )
     with tempfile.TemporaryDirectory(prefix="acp-lab-home-") as home:
         done = _run(argv, env=_env(node_bin_dir, HOME=home), timeout=VERIFY_TIMEOUT)

@@ -56,6 +56,7 @@ class Outcome:
     seconds: float
     problem: str | None = None
     answers: str = ""
+    nonce: str = ""
 
     @property
     def stalled(self) -> bool:
@@ -295,7 +296,9 @@ def run_one(
     drive = [sys.executable, "-m", "lab.drive", str(spec_path)]
     # Each run gets its own network namespace (loopback only) and PID namespace: nothing can leave
     # the machine, and every process the host starts dies with the driver.
-    wrapped = ["unshare", "-n", "-p", "-f", "--mount-proc", *drive]
+    from lab.install import ROOT_PREFIX, netns_prefix
+
+    wrapped = [*(netns_prefix() or ROOT_PREFIX), "-p", "-f", "--mount-proc", *drive]
     subprocess.run(
         wrapped,
         env={**os.environ, "PYTHONPATH": str(REPO)},
@@ -323,7 +326,34 @@ def run_one(
     problem = None
     if not observed[sc.HOOK_CALLED] and scenario.name != "prompt_block":
         problem = f"the host never called the hook (host exit {result['exit_code']}, timed out: {result['timed_out']})"
-    return Outcome(host, version, scenario, expected, observed, run_dir, seconds, problem, answers)
+    return Outcome(
+        host,
+        version,
+        scenario,
+        expected,
+        observed,
+        run_dir,
+        seconds,
+        problem,
+        answers,
+        markers.nonce,
+    )
+
+
+def record_payloads(outcomes: list[Outcome], run_id: str, *, write: bool) -> list[str]:
+    """Bring (or check) the corpus of real payloads in fixtures/real up to this run's."""
+    from agent_control_plane_core.runtime import entry_adapter
+    from lab import install, record
+
+    seen: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for o in sorted(outcomes, key=lambda o: (o.host, o.version, o.scenario.name)):
+        run = record.Run(o.host, o.version, o.scenario.name, o.run_dir, run_id, o.nonce)
+        adapter = entry_adapter(o.host, {f"ACP_{o.host.upper()}_VERSION": o.version})
+        pairs = record.replacements(run, api_key=API_KEY, cache=install.cache_dir())
+        found = seen.setdefault((o.host, o.version), {})
+        for name, item in record.payloads_of(run, adapter, pairs).items():
+            found.setdefault(name, item)
+    return record.sync(seen, write=write)
 
 
 def _answers(adapter: Any, hooks: Path, kind: str) -> str:
@@ -556,11 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     hosts = args.host or profiled_hosts()
     if not install.netns_available():
         # Never run a host with the machine's network: the lab's promise is that nothing leaves.
-        print(
-            "lab: cannot make a loopback-only network namespace (needs root, unshare and ip);"
-            " run make lab as root",
-            file=sys.stderr,
-        )
+        print(f"lab: cannot run any host: {install.NETNS_FIX}", file=sys.stderr)
         return 2
     runs = install.cache_dir() / "runs"
     prune_runs(runs, keep=KEPT_RUNS - 1)
@@ -604,6 +630,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAIL {outcome.failure()}", file=sys.stderr)
     text = matrix(outcomes)
     status = 1 if failed else 0
+    if args.write or args.check:
+        problems = record_payloads(outcomes, root.name, write=args.write)
+        for problem in problems:
+            print(f"CORPUS {problem}", file=sys.stderr)
+        if problems:
+            print("fixtures/real is not current: run `make lab` and commit it", file=sys.stderr)
+            status = 1
+        elif args.write:
+            say("fixtures/real holds every payload this run saw")
     if args.write:
         MATRIX.write_text(text, encoding="utf-8")
         say(f"wrote {MATRIX.relative_to(REPO)}")

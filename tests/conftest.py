@@ -1,13 +1,13 @@
-"""Shared test fixtures: repository paths and the shared reference folder (env ACP_SHARED_DIR)."""
+"""Shared test fixtures: repository paths, hypothesis profiles and the recorded real payloads."""
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,48 +36,48 @@ SCHEMA_DIR = REPO / "schema" / "control-plane" / "v1"
 FIXTURES_DIR = REPO / "fixtures"
 
 
-def shared_dir() -> Path:
-    """The shared folder with reference data: env ACP_SHARED_DIR, default ../shared."""
-    return Path(os.environ.get("ACP_SHARED_DIR", REPO.parent / "shared"))
-
-
-_MISSING_REFERENCE: list[str] = []
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """N10: say it in one visible line when the reference-agreement tests could not run."""
-    if _MISSING_REFERENCE:
-        terminalreporter.write_line(
-            f"NOTE: {len(_MISSING_REFERENCE)} reference-agreement test(s) skipped: no reference"
-            f" data at {_MISSING_REFERENCE[0]} (set ACP_SHARED_DIR to the shared folder)",
-            yellow=True,
-        )
-
-
-def reference_dir() -> Path:
-    """The reference folder, or skip the test with the reason when it is absent."""
-    path = shared_dir() / "reference"
-    if not path.is_dir():
-        _MISSING_REFERENCE.append(str(path))
-        pytest.skip(f"reference data not found at {path}: set ACP_SHARED_DIR to the shared folder")
-    return path
-
-
 def load_json(path: Path) -> Any:
     """Parse a JSON file."""
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def behaviour_lines() -> list[dict[str, Any]]:
-    """Every line of the reference behaviour corpus."""
-    path = reference_dir() / "behaviour.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+REAL_DIR = FIXTURES_DIR / "real"
 
 
-def reference_fixtures() -> dict[str, Any]:
-    """The reference golden fixture files, by agent id."""
-    folder = reference_dir() / "fixtures"
-    return {path.stem: load_json(path) for path in sorted(folder.glob("*.json"))}
+@dataclass(frozen=True)
+class RealPayload:
+    """One payload a real host sent to the hook, from the corpus the lab records (fixtures/real)."""
+
+    host: str
+    version: str
+    scenario: str
+    native_event: str
+    payload: Any
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return f"{self.host}@{self.version}/{self.path.name}"
+
+
+def real_payloads(host: str, version: str | None = None) -> list[RealPayload]:
+    """Every recorded payload of one host (optionally one version), in path order."""
+    found = []
+    for path in sorted((REAL_DIR / host).glob("*/*.json")):
+        record = load_json(path)
+        if version is None or record["version"] == version:
+            found.append(
+                RealPayload(
+                    record["host"],
+                    record["version"],
+                    record["scenario"],
+                    record["native_event"],
+                    record["payload"],
+                    path,
+                )
+            )
+    assert found, f"no recorded payloads for {host} {version or ''} in {REAL_DIR}: run make lab"
+    return found
 
 
 def assert_nothing_lost(

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from agent_control_plane_core import Verdict, adapter_for
 from agent_control_plane_core.schemas import validator_for
 
-from conftest import assert_nothing_lost, reference_dir
+from conftest import RealPayload, assert_nothing_lost, real_payloads
 
 # Where a parsed event carries each Codex field it reads; the rest stays in passthrough.
 CONSUMED = {
@@ -26,19 +23,13 @@ CONSUMED = {
 KINDS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool"}
 
 
-def _captured() -> list[Path]:
-    found = sorted((reference_dir() / "real-payloads" / "codex").glob("*.json"))
-    assert found, "no captured Codex payloads"
-    return found
-
-
-@pytest.mark.parametrize("path", _captured(), ids=lambda p: p.name)
+@pytest.mark.parametrize("found", real_payloads("codex"), ids=lambda found: found.name)
 def test_every_real_codex_payload_parses_to_its_kind_and_tool_with_nothing_lost(
-    path: Path,
+    found: RealPayload,
 ) -> None:
-    payload = json.loads(path.read_text(encoding="utf-8"))
-    event = adapter_for("codex", codex_version="0.171.0").parse(payload).to_dict()
-    assert event["event"] == KINDS[path.stem.rsplit("-", 1)[1]]
+    payload = found.payload
+    event = adapter_for("codex", codex_version=found.version).parse(payload).to_dict()
+    assert event["event"] == KINDS[found.native_event]
     assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
     assert validator_for("tool-call-event").is_valid(event)
     assert_nothing_lost(payload, event, CONSUMED)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from agent_control_plane_core import Verdict, adapter_for, assert_conforms
 from agent_control_plane_core.runtime import failure_response, render_escalated
 from agent_control_plane_core.schemas import validator_for
 
-from conftest import FIXTURES_DIR, assert_nothing_lost, reference_dir
+from conftest import FIXTURES_DIR, RealPayload, assert_nothing_lost, real_payloads
 
 
 def test_copilot_adapter_conforms_to_its_fixtures() -> None:
@@ -55,20 +52,14 @@ _CONSUMED = {
 }
 
 
-def _captured() -> list[Path]:
-    found = sorted((reference_dir() / "real-payloads" / "copilot").glob("*.json"))
-    assert found, "no captured Copilot payloads"
-    return found
-
-
-@pytest.mark.parametrize("path", _captured(), ids=lambda p: p.name)
+@pytest.mark.parametrize("found", real_payloads("copilot"), ids=lambda found: found.name)
 def test_every_real_copilot_payload_parses_to_its_kind_and_tool_with_nothing_lost(
-    path: Path,
+    found: RealPayload,
 ) -> None:
-    payload = json.loads(path.read_text(encoding="utf-8"))
-    event = adapter_for("copilot", copilot_version="1.0.102").parse(payload).to_dict()
+    payload = found.payload
+    event = adapter_for("copilot", copilot_version=found.version).parse(payload).to_dict()
     # The camelCase form names no event; a tool payload without a result is preToolUse.
-    assert path.stem.endswith("-preToolUse")
+    assert "hook_event_name" not in payload and "toolResult" not in payload
     assert (event["event"], event["meta"]["native_event"]) == ("pre_tool", "preToolUse")
     assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
     assert validator_for("tool-call-event").is_valid(event)

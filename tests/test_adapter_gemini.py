@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agent_control_plane_core import Verdict, adapter_for, assert_conforms
 from agent_control_plane_core.schemas import validator_for
 
-from conftest import FIXTURES_DIR, load_json, shared_dir
+from conftest import FIXTURES_DIR, real_payloads
 
 GEMINI = adapter_for("gemini")
 SHELL = {
@@ -160,24 +160,16 @@ def test_context_goes_where_the_model_reads_it_and_nowhere_on_before_tool() -> N
     assert "additional_context" in GEMINI.UNRENDERED_FIELDS["pre_tool"]
 
 
-def _real_payloads() -> list[Any]:
-    folder = shared_dir() / "reference" / "real-payloads" / "gemini"
-    if not folder.is_dir():
-        pytest.skip(f"real payloads not found at {folder}: set ACP_SHARED_DIR")
-    return sorted(folder.glob("*.json"))
-
-
 _KINDS = {"BeforeTool": "pre_tool", "AfterTool": "post_tool", "BeforeAgent": "prompt_submit"}
 
 
 def test_every_real_gemini_payload_parses_to_its_kind_and_tool_with_nothing_lost() -> None:
     validator = validator_for("tool-call-event")
-    paths = _real_payloads()
-    assert len(paths) >= 20
-    for path in paths:
-        native = load_json(path)
+    recorded = real_payloads("gemini")
+    assert len(recorded) >= 20
+    for found in recorded:
+        native, name, path = found.payload, found.native_event, found.path
         event = GEMINI.parse(native)
-        name = path.stem.rsplit("-", 1)[1]
         assert native["hook_event_name"] == name, path.name
         assert event.event == _KINDS[name], path.name
         assert [e.message for e in validator.iter_errors(event.to_dict())] == [], path.name

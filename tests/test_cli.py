@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-from agent_control_plane_core import AGENT_IDS, MODELED_TOOL_INPUT_KEYS, adapter_for
+from agent_control_plane_core import AGENT_IDS, MODELED_TOOL_INPUT_KEYS, Verdict, adapter_for
 from agent_control_plane_core._generated.constants import TOOL_ALIASES
 from agent_control_plane_core.cli import bridge_line, main
 
-from conftest import REPO, behaviour_lines
+from conftest import FIXTURES_DIR, REPO, load_json
 from hook_runner import BIN, PRE_TOOL, hook_env, run_hook
-from reference_runner import run as library_answer
 
 ACP = str(BIN / "acp")
 COMMANDS = (
@@ -45,16 +44,38 @@ def acp(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_bridge_answers_like_the_library_on_every_reference_line() -> None:
-    lines = behaviour_lines()
-    for line in lines:
-        request = {k: line[k] for k in ("agent", "native", "verdict", "options")}
+def _golden_requests() -> list[dict[str, Any]]:
+    """One bridge request per golden case and render scenario, over every host's fixture file."""
+    requests = []
+    for agent in sorted(AGENT_IDS):
+        for case in load_json(FIXTURES_DIR / f"{agent}.json")["cases"]:
+            base = dict(case.get("adapter_options") or {})
+            for scenario in case["render"].values():
+                options = {**base, "sole_gate": True} if scenario.get("sole_gate") else base
+                requests.append(
+                    {
+                        "agent": agent,
+                        "native": case["native"],
+                        "verdict": scenario["verdict"],
+                        "options": options,
+                    }
+                )
+    return requests
+
+
+def test_bridge_answers_like_the_library_on_every_golden_case() -> None:
+    requests = _golden_requests()
+    for request in requests:
         answer = bridge_line(json.dumps(request))
-        expected = library_answer(line["agent"], line["native"], line["verdict"], line["options"])
-        assert answer["event"] == expected["event"]
-        assert answer["render"] == expected["render"]
+        options = dict(request["options"])
+        sole_gate = bool(options.pop("sole_gate", False))
+        adapter = adapter_for(request["agent"], **options)
+        event = adapter.parse(json.loads(json.dumps(request["native"])))
+        rendered = adapter.render(Verdict.from_dict(request["verdict"]), event, sole_gate=sole_gate)
+        assert answer["event"] == event.to_dict()
+        assert answer["render"] == rendered.to_dict()
         assert answer["escalated"]["exit_code"] in (0, 1, 2)
-    assert len(lines) == 700
+    assert len(requests) > 700
 
 
 def test_bridge_process_answers_n_lines_in_order_and_survives_bad_ones() -> None:

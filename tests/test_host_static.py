@@ -34,7 +34,7 @@ from agent_control_plane_core._model_base import ABSENT
 from agent_control_plane_core.contract import sanitize_verdict
 from agent_control_plane_core.runtime import failure_response, render_escalated
 
-from conftest import FIXTURES_DIR, REPO, SCHEMA_DIR, load_json, reference_dir
+from conftest import FIXTURES_DIR, REPO, SCHEMA_DIR, load_json, real_payloads
 
 LAB = REPO / "lab" / "static"
 NODE_MODULES = LAB / "node_modules"
@@ -244,11 +244,10 @@ def payloads(host: str) -> list[Payload]:
     if host == "codex":
         option_sets = [{}, {"codex_version": CODEX_PINNED}]
     found: list[Payload] = []
-    real = sorted((reference_dir() / "real-payloads" / host).glob("*.json"))
-    for path in real:
-        native = load_json(path)
+    real = [found.payload for found in real_payloads(host)]
+    for index, native in enumerate(real):
         for options in option_sets:
-            found.append(Payload(f"real:{path.name}", native, host_event(host, native), options))
+            found.append(Payload(f"real:{host}#{index}", native, host_event(host, native), options))
     for index, case in enumerate(load_json(FIXTURES_DIR / f"{host}.json")["cases"]):
         native = case["native"]
         # The fixture's own options, then the ones every payload gets, each set once.
@@ -261,7 +260,7 @@ def payloads(host: str) -> list[Payload]:
                 Payload(f"fixture:{host}#{index}", native, host_event(host, native), options)
             )
     covered = {p.event for p in found}
-    template = load_json(real[0])
+    template = real[0]
     for event in declaration(host)["native_events"]:
         if event not in covered:
             native = synthesized(host, event, template)

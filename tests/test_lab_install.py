@@ -190,10 +190,51 @@ def test_package_specs_fill_the_version_and_keep_scopes() -> None:
 def test_netns_argv_passes_argv_through_unquoted() -> None:
     argv = ["/opt/a b/codex", "--version", "it's"]
     wrapped = install.netns_argv(argv)
-    assert wrapped[:4] == ["unshare", "-n", "sh", "-c"]
-    assert "ip link set lo up" in wrapped[4] and 'exec "$@"' in wrapped[4]
+    prefix = list(install.netns_prefix() or install.ROOT_PREFIX)
+    assert wrapped[: len(prefix) + 2] == [*prefix, "sh", "-c"]
+    script = wrapped[len(prefix) + 2]
+    assert "ip link set lo up" in script and 'exec "$@"' in script
     # sh -c SCRIPT NAME ARGS...: NAME is $0, so argv must follow it unchanged as $1...
-    assert wrapped[5:] == ["sh", *argv]
+    assert wrapped[len(prefix) + 3 :] == ["sh", *argv]
+
+
+def test_root_unshares_directly_and_any_other_user_through_a_user_namespace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(install.os, "geteuid", lambda: 0)
+    assert install._prefixes() == [install.ROOT_PREFIX, install.USER_PREFIX]
+    monkeypatch.setattr(install.os, "geteuid", lambda: 1000)
+    assert install._prefixes() == [install.USER_PREFIX]
+    assert install.USER_PREFIX[:3] == ("unshare", "--user", "--map-root-user")
+
+
+def test_a_machine_without_either_namespace_gets_no_prefix_and_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried: list[list[str]] = []
+
+    def refuse(argv: list[str], **_: object) -> subprocess.CompletedProcess[bytes]:
+        tried.append(argv)
+        return subprocess.CompletedProcess(argv, 1, b"", b"unshare: Operation not permitted")
+
+    install.netns_prefix.cache_clear()
+    monkeypatch.setattr(install.subprocess, "run", refuse)
+    try:
+        assert install.netns_prefix() is None and not install.netns_available()
+    finally:
+        install.netns_prefix.cache_clear()
+    assert [argv[: len(argv) - 5] for argv in tried] == [list(p) for p in install._prefixes()]
+    assert "user.max_user_namespaces" in install.NETNS_FIX and "root" in install.NETNS_FIX
+
+
+def test_this_machine_gives_the_lab_its_loopback_only_namespace() -> None:
+    # make test runs the lab; it must find a namespace here, as root or through a user namespace.
+    prefix = install.netns_prefix()
+    assert prefix in (install.ROOT_PREFIX, install.USER_PREFIX)
+    done = subprocess.run(
+        install.netns_argv(["ip", "-o", "link"]), capture_output=True, text=True, check=True
+    )
+    assert [line.split(":")[1].strip() for line in done.stdout.splitlines()] == ["lo"]
 
 
 def test_netns_script_execs_its_arguments_verbatim() -> None:

@@ -196,7 +196,6 @@ def test_a_new_host_needs_only_what_new_adapter_prints(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "codegen"], cwd=root, check=True, capture_output=True)
     python = _venv_for(root, tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACP_", "COVERAGE"))}
-    env["ACP_SHARED_DIR"] = os.environ.get("ACP_SHARED_DIR", str(REPO.parent / "shared"))
     subprocess.run(
         [str(python), "-c", RECORD, str(root / f"fixtures/{NAME}.json")], env=env, check=True
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,12 +12,12 @@ from agent_control_plane_core import EventKinds
 from agent_control_plane_core.runtime import entry_adapter
 from agent_control_plane_core.schemas import validator_for
 
-from conftest import reference_dir
+from conftest import RealPayload, real_payloads
 from hook_runner import BIN
 
 HOSTS = ("claude", "factory", "qwen")
 
-# The event each file's name ends in (real-payloads/README.md: <scenario>-<native event>.json).
+# The kind each native event the lab recorded names (the hosts' declarations, native_events).
 KIND_OF = {
     "PreToolUse": EventKinds.PRE_TOOL,
     "PostToolUse": EventKinds.POST_TOOL,
@@ -28,10 +27,9 @@ KIND_OF = {
 STANDARD = ("session_id", "cwd", "permission_mode", "transcript_path")
 
 
-def payload_files() -> list[tuple[str, Path]]:
-    """(host, file) for every captured payload of the Claude-protocol hosts."""
-    base = reference_dir() / "real-payloads"
-    return [(host, path) for host in HOSTS for path in sorted((base / host).glob("*.json"))]
+def payload_files() -> list[RealPayload]:
+    """Every recorded payload of the Claude-protocol hosts (fixtures/real, recorded by make lab)."""
+    return [found for host in HOSTS for found in real_payloads(host)]
 
 
 def rebuilt_payload(event: dict[str, Any]) -> dict[str, Any]:
@@ -50,18 +48,16 @@ def rebuilt_payload(event: dict[str, Any]) -> dict[str, Any]:
     return native
 
 
-def test_every_host_has_captured_payloads() -> None:
-    found = {host for host, _ in payload_files()}
-    assert found == set(HOSTS)
+def test_every_host_has_captured_payloads_of_every_tool_event_kind() -> None:
+    for host in HOSTS:
+        events = {found.native_event for found in real_payloads(host)}
+        assert {"PreToolUse", "PostToolUse"} <= events, host
 
 
-@pytest.mark.parametrize(
-    ("host", "path"), payload_files(), ids=lambda value: getattr(value, "name", value)
-)
-def test_real_payload_parses_to_its_kind_and_tool_with_nothing_lost(host: str, path: Path) -> None:
-    native = json.loads(path.read_text(encoding="utf-8"))
-    native_event = path.stem.rsplit("-", 1)[1]
-    adapter = entry_adapter(host, environ={})
+@pytest.mark.parametrize("found", payload_files(), ids=lambda found: found.name)
+def test_real_payload_parses_to_its_kind_and_tool_with_nothing_lost(found: RealPayload) -> None:
+    native, native_event, host = found.payload, found.native_event, found.host
+    adapter = entry_adapter(host, {f"ACP_{host.upper()}_VERSION": found.version})
     event = adapter.parse(native).to_dict()
     validator_for("tool-call-event").validate(event)
     kind = KIND_OF[native_event]
@@ -70,7 +66,7 @@ def test_real_payload_parses_to_its_kind_and_tool_with_nothing_lost(host: str, p
     if kind == EventKinds.PROMPT_SUBMIT:
         assert event["tool"] is None
     else:
-        # Every captured tool call is the host's shell tool (host-findings §3): canonical Bash.
+        # Every tool call the lab scripts is the host's shell tool (lab/profiles): canonical Bash.
         assert event["tool"] == "Bash"
         assert event["input"]["command"] == native["tool_input"]["command"]
     # pre_tool blocks on all three; post_tool never can (CC-1, FD-5, QW-4).
@@ -84,14 +80,13 @@ def test_real_payload_parses_to_its_kind_and_tool_with_nothing_lost(host: str, p
 
 @pytest.mark.parametrize("host", HOSTS)
 def test_acp_parse_prints_the_same_event(host: str) -> None:
-    path = next(path for name, path in payload_files() if name == host)
+    native = real_payloads(host)[0].payload
     result = subprocess.run(
         [str(BIN / "acp"), "parse", "--agent", host],
-        input=path.read_text(encoding="utf-8"),
+        input=json.dumps(native),
         capture_output=True,
         text=True,
         check=True,
         timeout=60,
     )
-    native = json.loads(path.read_text(encoding="utf-8"))
     assert json.loads(result.stdout) == entry_adapter(host, environ={}).parse(native).to_dict()
