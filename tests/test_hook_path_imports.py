@@ -233,13 +233,14 @@ def test_claude_hook_process_rules_out_other_senders_without_their_adapters(
 
 def test_policy_hook_process_reads_the_compiled_cache_not_tomllib(tmp_path: Path) -> None:
     rules = tmp_path / "policy.toml"
-    rules.write_bytes(POLICY.read_bytes())
+    # A content of its own: the per-user cache is keyed by the file's digest.
+    rules.write_bytes(POLICY.read_bytes() + f"# {tmp_path}\n".encode())
     env = {"ACP_POLICY": str(rules)}
     payload = _shell_payload("sudo rm -r -f /")
-    # The first call parses the TOML (tomllib) and writes the cache beside the file.
+    # The first call parses the TOML (tomllib) and writes the per-user cache, not in the folder.
     first, first_modules = _hook_process(tmp_path, ["acp-claude-hook"], env, payload)
     assert "tomllib" in first_modules
-    assert (tmp_path / ".policy.toml.acp-cache.json").is_file()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["modules.txt", "policy.toml"]
     result, modules = _hook_process(tmp_path, ["acp-claude-hook"], env, payload)
     assert result.stdout == first.stdout
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -53,10 +53,10 @@ _TOP_LEVEL: Final = frozenset(PolicyFields.ALL)
 _RULE_KEYS: Final = frozenset(PolicyRuleFields.ALL)
 _REWRITE_KEYS: Final = frozenset(PolicyRewriteFields.ALL)
 _COMMAND_KEYS: Final = frozenset(PolicyCommandFields.ALL)
-# The compiled cache beside a rule file: the TOML parsed once, re-read as JSON while the file's
-# mtime, size and checksum stay the same (issue 16: no tomllib import per hook call).
-_CACHE_FORMAT: Final = 1
-_CACHE_NAME: Final = ".{}.acp-cache.json"
+# The compiled cache: the TOML parsed once, re-read as JSON while the file's status stays the same
+# (issue 16: no tomllib import per hook call). It lives in a per-user folder outside the project,
+# each entry named by the rule file's SHA-256 and trusted for its location and owner (issue 26).
+_CACHE_FORMAT: Final = 2
 _BLOCKING: Final = frozenset({Decisions.DENY, Decisions.ASK})
 _UNPARSED_NOTE: Final = " (on_unparsed = match)"
 _STRICTNESS: Final = {Decisions.ALLOW: 0, Decisions.ASK: 1, Decisions.DENY: 2}
@@ -284,34 +284,130 @@ def load_policy_judge(path: str) -> PolicyJudge:
 
 
 def _cached_data(path: str) -> tuple[Mapping[str, Any], bool]:
-    """The rule file's data: from the compiled cache when it is current, else parsed and cached."""
+    """The rule file's data: from the per-user compiled cache when it is current, else parsed."""
     try:
-        raw, stat = _read_rule_file(path)
+        status = os.stat(path)
     except OSError as exc:
         raise JudgeLoadError(
             f"policy {path}: cannot read the rule file ({exc.strerror or exc});"
             " point ACP_POLICY or --policy at a readable TOML file"
         ) from exc
-    from binascii import crc32
-
-    key = [_CACHE_FORMAT, stat.st_mtime_ns, stat.st_size, crc32(raw)]
-    directory, name = os.path.split(path)
-    cache = os.path.join(directory, _CACHE_NAME.format(name))
+    folder = cache_dir()
+    # The stat seen now (ctime too: restoring an mtime changes it) maps the path to its digest,
+    # so a current call reads two small JSON files and hashes nothing.
+    seen = _stat_key(status)
+    index = None if folder is None else os.path.join(folder, _index_name(path))
+    if index is not None:
+        noted = _trusted_json(index)
+        if isinstance(noted, dict) and noted.get("path") == path and noted.get("stat") == seen:
+            entry = _trusted_json(os.path.join(folder, f"{noted.get('digest')}.json"))  # type: ignore[arg-type]
+            if isinstance(entry, dict) and entry.get("digest") == noted.get("digest"):
+                data = entry.get("policy")
+                if isinstance(data, dict):
+                    return data, True
     try:
-        with open(cache, encoding="utf-8") as cache_file:
-            cached = json.load(cache_file)
-        if isinstance(cached, dict) and cached.get("key") == key:
-            data = cached.get("policy")
-            if isinstance(data, dict):
-                return data, True
-    except (OSError, ValueError):
-        pass  # no cache, or a stale or broken one: parse the TOML
+        raw, status = _read_rule_file(path)
+    except OSError as exc:
+        raise JudgeLoadError(
+            f"policy {path}: cannot read the rule file ({exc.strerror or exc});"
+            " point ACP_POLICY or --policy at a readable TOML file"
+        ) from exc
     data = _parse_toml(path, raw)
     # Tests are for `acp policy test`, not for the hook: the cache keeps the rules only.
     policy = {key_: value for key_, value in data.items() if key_ != PolicyFields.TESTS}
-    if not _compile(policy)[1]:
-        _write_cache(cache, {"key": key, "policy": policy})
+    if folder is not None and index is not None and not _compile(policy)[1]:
+        import hashlib
+
+        digest = hashlib.sha256(raw).hexdigest()
+        _write_cache(os.path.join(folder, f"{digest}.json"), {"digest": digest, "policy": policy})
+        _write_cache(index, {"path": path, "stat": _stat_key(status), "digest": digest})
     return policy, False
+
+
+def _stat_key(status: os.stat_result) -> list[int]:
+    return [_CACHE_FORMAT, status.st_mtime_ns, status.st_ctime_ns, status.st_size, status.st_ino]
+
+
+_CACHE_SUBDIR: Final = ("agent-control-plane-core", "policy")
+
+
+def cache_dir(environ: Mapping[str, str] | None = None, *, create: bool = True) -> str | None:
+    """The per-user folder of compiled policies, or None where no safe one exists.
+
+    $XDG_CACHE_HOME (absolute) or ~/.cache, then agent-control-plane-core/policy, created 0700
+    and used only while it is a folder owned by this user that nobody else can write, and not
+    inside /tmp, $TMPDIR or the working directory (the folders a sandboxed agent may write).
+    """
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = env.get("HOME") or os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    folder = os.path.realpath(os.path.join(base, *_CACHE_SUBDIR))
+    for root in _agent_writable(env):
+        if folder == root or folder.startswith(root.rstrip("/") + "/"):
+            return None
+    try:
+        status = os.lstat(folder)
+    except FileNotFoundError:
+        if not create:
+            return None
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            status = os.lstat(folder)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    import stat
+
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid():
+        return None
+    if status.st_mode & 0o022:
+        return None  # a folder others can write to is not the user's own
+    return folder
+
+
+def _agent_writable(environ: Mapping[str, str]) -> list[str]:
+    """The folders a sandboxed agent may write: the temporary folders and the working directory."""
+    roots = ["/tmp", "/var/tmp", "/dev/shm", environ.get("TMPDIR", "")]
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""  # a deleted working directory: nothing more to exclude
+    roots.append(cwd)
+    return [os.path.realpath(root) for root in roots if root and os.path.isabs(root)]
+
+
+def _index_name(path: str) -> str:
+    """The index entry of one rule file: its path's checksum and name (the path is kept inside)."""
+    from binascii import crc32
+
+    name = os.path.basename(path)
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:64]
+    return f"{crc32(path.encode('utf-8', 'surrogatepass')):08x}-{safe}.path.json"
+
+
+def _trusted_json(path: str) -> object:
+    """A cache file's JSON, or None when it is missing, broken, not regular or not this user's."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except (OSError, ValueError):
+        return None
+    try:
+        with open(fd, "rb") as cache_file:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode) or status.st_uid != os.geteuid():
+                return None
+            if status.st_mode & 0o022:
+                return None
+            return json.loads(cache_file.read())
+    except (OSError, ValueError):
+        return None
 
 
 def _parse_toml(path: str, raw: bytes) -> dict[str, Any]:
@@ -324,10 +420,13 @@ def _parse_toml(path: str, raw: bytes) -> dict[str, Any]:
 
 
 def _write_cache(cache: str, content: object) -> None:
-    """Write the cache atomically; an unwritable directory just means no cache."""
+    """Write a cache file atomically, mode 0600; an unwritable folder just means no cache."""
     temporary = f"{cache}.{os.getpid()}.tmp"
     try:
-        with open(temporary, "w", encoding="utf-8") as out:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)  # left by a killed process with this pid
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with open(os.open(temporary, flags, 0o600), "w", encoding="utf-8") as out:
             json.dump(content, out, ensure_ascii=False, separators=(",", ":"))
         os.replace(temporary, cache)
     except (OSError, TypeError, ValueError):
