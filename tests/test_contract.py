@@ -88,9 +88,11 @@ def test_make_event_refuses_a_vetoable_observe_only_event() -> None:
         )
 
 
-def test_normalize_verdict_keeps_present_fields_including_null() -> None:
+def test_normalize_verdict_keeps_present_fields_and_drops_null_ones() -> None:
     verdict = normalize_verdict({"decision": "allow", "mutated_output": None, "extra": 1})
-    assert verdict.to_dict() == {"decision": "allow", "mutated_output": None}
+    assert verdict.to_dict() == {"decision": "allow"}  # null is absent (contract.md §2)
+    verdict = normalize_verdict({"decision": "allow", "mutated_output": 0, "extra": 1})
+    assert verdict.to_dict() == {"decision": "allow", "mutated_output": 0}
 
 
 def test_normalize_verdict_accepts_a_verdict() -> None:
@@ -110,8 +112,8 @@ def test_normalize_verdict_raises_on_a_non_mapping() -> None:
 
 
 def test_sanitize_keeps_a_valid_verdict() -> None:
-    verdict = sanitize_verdict({"decision": "deny", "reason": "r", "mutated_output": None})
-    assert verdict.to_dict() == {"decision": "deny", "mutated_output": None, "reason": "r"}
+    verdict = sanitize_verdict({"decision": "deny", "reason": "r", "mutated_output": False})
+    assert verdict.to_dict() == {"decision": "deny", "mutated_output": False, "reason": "r"}
 
 
 def test_sanitize_clamps_a_non_object_to_ask_naming_the_value() -> None:
@@ -288,7 +290,7 @@ def test_alias_targets_must_be_modelled_tools() -> None:
 
 @pytest.mark.parametrize("decision", ["allow", "deny", "ask"])
 def test_sanitize_keeps_a_verdict_instance(decision: Any) -> None:
-    verdict = Verdict(decision=decision, reason="r", mutated_output=None)
+    verdict = Verdict(decision=decision, reason="r", mutated_output=[])
     assert sanitize_verdict(verdict) == verdict
 
 
@@ -296,7 +298,7 @@ def test_sanitize_keeps_a_verdict_instance(decision: Any) -> None:
     ("field", "value", "expected"),
     [
         ("reason", 123, "string"),
-        ("additional_context", None, "string"),
+        ("additional_context", 0, "string"),
         ("mutated_input", "ls", "object"),
     ],
 )

@@ -124,7 +124,7 @@ def make_event(
 
 
 def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
-    """Return a Verdict from a Verdict or mapping, keeping only modelled fields that are present."""
+    """Return a Verdict from a Verdict or mapping, keeping only modelled fields present and not null."""
     mapping: Mapping[str, Any]
     # What a judge or a bridge line mostly gives, tested first: isinstance against Verdict and
     # Mapping goes through their metaclasses' __instancecheck__.
@@ -139,7 +139,13 @@ def normalize_verdict(verdict: Verdict | Mapping[str, Any]) -> Verdict:
     decision = mapping.get(VerdictFields.DECISION)
     if decision not in Decisions.ALL:
         raise ValueError(f"normalize_verdict: decision {decision!r} is not one of {Decisions.ALL}")
-    kept = {name: mapping[name] for name in _OPTIONAL_VERDICT_FIELDS if name in mapping}
+    # Null is absent in every optional verdict field (docs/contract.md §2): a naive binding's
+    # {"decision": "allow", "mutated_output": null} is a plain allow, never a redaction.
+    kept = {
+        name: mapping[name]
+        for name in _OPTIONAL_VERDICT_FIELDS
+        if name in mapping and mapping[name] is not None
+    }
     for name, value in kept.items():
         expected = VERDICT_FIELD_TYPES.get(name)
         if expected is not None and not isinstance(value, _JSON_TYPES[expected]):
@@ -164,9 +170,9 @@ def sanitize_verdict(
         source, decision = {}, None
     fields: dict[str, Any] = {}
     for name in _OPTIONAL_VERDICT_FIELDS:
-        if name not in source:
-            continue
-        value: Any = source[name]
+        value: Any = source.get(name)
+        if value is None:
+            continue  # absent, or null, which means absent (docs/contract.md §2)
         expected = VERDICT_FIELD_TYPES.get(name)
         if expected is None:
             fields[name] = value  # an untyped field (mutated_output) is any JSON value, verbatim

@@ -30,6 +30,7 @@ from ..contract import (
     check_alias_targets,
     make_event,
     move_input_keys,
+    normalize_verdict,
     present,
     rename_input_keys,
     tool_rule,
@@ -301,6 +302,14 @@ class HostAdapter:
                 f"{self.AGENT} render: decision {verdict.decision!r} is not one of {Decisions.ALL};"
                 " pass the judge's output through sanitize_verdict or normalize_verdict first"
             )
+        if (
+            verdict.mutated_output is None
+            or verdict.mutated_input is None
+            or verdict.additional_context is None
+            or verdict.reason is None
+        ):
+            # Null is absent in a verdict (docs/contract.md §2), however the Verdict was built.
+            verdict = normalize_verdict(verdict)
         meta = event.meta
         if meta.agent != self.AGENT:
             raise ValueError(

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class Verdict(ContractModel):
-    """What a guardrail decided about one event, in the host-neutral control-plane/v1 shape."""
+    """What a guardrail decided about one event, in the host-neutral control-plane/v1 shape. An optional field set to null is the same as the field left out."""
 
     decision: Decision
     """Let the call run, block it, or put it in front of a person."""
@@ -42,7 +42,7 @@ class Verdict(ContractModel):
     """Complete replacement for the tool input (pre_tool); carried verbatim."""
 
     mutated_output: Any | Absent = ABSENT
-    """Replacement for the tool result the model sees (post_tool); any JSON value including null."""
+    """Replacement for the tool result the model sees (post_tool); any JSON value but null: null in any optional verdict field means absent."""
 
     additional_context: str | Absent = ABSENT
     """Text to add to the agent's context."""
