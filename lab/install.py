@@ -40,10 +40,10 @@ VERIFY_TIMEOUT = 60.0
 INSTALL_TIMEOUT = 1800.0
 # Exact versions only: the lab pins, a range would let a rerun drift.
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$")
-# findings §3.1: the newest Claude Code and Qwen Code releases declare node >= 22.
+# docs/findings.md LAB-0: the newest Claude Code and Qwen Code releases declare node >= 22.
 _NODE_MIN_MAJOR = 22
 _NPM_INSTALL = ("install", "--no-audit", "--no-fund", "--no-save", "--loglevel=error")
-# findings §3.1: inside this namespace 127.0.0.1 works and every other address is unreachable.
+# docs/findings.md LAB-0: inside this namespace 127.0.0.1 works and every other address is unreachable.
 _NETNS_SCRIPT = 'ip link set lo up && exec "$@"'
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,9 +42,15 @@ def replacements(run: Run, *, api_key: str, cache: Path) -> list[tuple[str, str]
         str(REPO): f"{HOME}/agent-control-plane-core",
         api_key: API_KEY,
     }
+    # Hosts name a project's session folder after its path: Claude Code turns every character but
+    # letters and digits into a dash, Factory Droid only the slashes.
+    for old, new in [(old, new) for old, new in pairs.items() if "/" in old]:
+        pairs[re.sub(r"[^A-Za-z0-9]", "-", old)] = re.sub(r"[^A-Za-z0-9]", "-", new)
+        pairs[old.replace("/", "-")] = new.replace("/", "-")
     if run.nonce:
         pairs[run.nonce] = NONCE
     return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+
 
 
 def scrub(text: str, pairs: Iterable[tuple[str, str]]) -> str:

@@ -20,18 +20,22 @@ CONSUMED = {
     "permission_mode": "permission_mode",
     "transcript_path": "transcript_path",
 }
-KINDS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool"}
+KINDS = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool", "UserPromptSubmit": "prompt_submit"}
 
 
 @pytest.mark.parametrize("found", real_payloads("codex"), ids=lambda found: found.name)
 def test_every_real_codex_payload_parses_to_its_kind_and_tool_with_nothing_lost(
     found: RealPayload,
 ) -> None:
-    payload = found.payload
+    payload = dict(found.payload)
     event = adapter_for("codex", codex_version=found.version).parse(payload).to_dict()
     assert event["event"] == KINDS[found.native_event]
-    assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
     assert validator_for("tool-call-event").is_valid(event)
+    if event["event"] == "prompt_submit":
+        # The prompt is the event's input; nothing else of the payload is read.
+        assert (event["tool"], event["input"]) == (None, {"prompt": payload.pop("prompt")})
+    else:
+        assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
     assert_nothing_lost(payload, event, CONSUMED)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent_control_plane_core import Verdict, adapter_for, assert_conforms
@@ -50,6 +52,14 @@ _CONSUMED = {
     "toolArgs": "input",
     "toolResult": "response",
 }
+_PASCAL_CONSUMED = {
+    "hook_event_name": "native_event",
+    "session_id": "session_id",
+    "cwd": "cwd",
+    "tool_name": "native_tool",
+    "tool_input": "input",
+    "tool_response": "response",
+}
 
 
 @pytest.mark.parametrize("found", real_payloads("copilot"), ids=lambda found: found.name)
@@ -58,12 +68,23 @@ def test_every_real_copilot_payload_parses_to_its_kind_and_tool_with_nothing_los
 ) -> None:
     payload = found.payload
     event = adapter_for("copilot", copilot_version=found.version).parse(payload).to_dict()
-    # The camelCase form names no event; a tool payload without a result is preToolUse.
-    assert "hook_event_name" not in payload and "toolResult" not in payload
-    assert (event["event"], event["meta"]["native_event"]) == ("pre_tool", "preToolUse")
-    assert (event["tool"], event["this_call_vetoable"]) == ("Bash", True)
     assert validator_for("tool-call-event").is_valid(event)
-    assert_nothing_lost(payload, event, _CONSUMED)
+    assert event["meta"]["native_event"] == found.native_event
+    if "hook_event_name" in payload:
+        # The PascalCase form (a hook under a PascalCase event key) is Claude-shaped.
+        consumed = _PASCAL_CONSUMED
+        kind = {"PreToolUse": "pre_tool", "PostToolUse": "post_tool"}[found.native_event]
+    else:
+        # The camelCase form names no event: a tool payload with a result is postToolUse.
+        consumed = _CONSUMED
+        kind = "post_tool" if "toolResult" in payload else "pre_tool"
+        assert found.native_event == ("postToolUse" if kind == "post_tool" else "preToolUse")
+    assert (event["event"], event["tool"]) == (kind, "Bash")
+    assert event["this_call_vetoable"] is (kind == "pre_tool")
+    if isinstance(payload.get("toolArgs"), str):
+        # Older releases send the arguments as JSON text; the event holds them decoded.
+        payload = {**payload, "toolArgs": json.loads(payload["toolArgs"])}
+    assert_nothing_lost(payload, event, consumed)
 
 
 def test_no_nameless_camel_case_payload_is_escalated_to_a_block_it_cannot_perform() -> None:

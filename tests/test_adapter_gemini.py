@@ -20,7 +20,7 @@ SHELL = {
     "tool_name": "run_shell_command",
     "tool_input": {"command": "rm -rf /w/victim"},
 }
-# Reasons a judge may well write that are JSON text themselves (host-findings GM-1).
+# Reasons a judge may well write that are JSON text themselves (docs/findings.md GM-1).
 JSON_LOOKING = [
     "403",
     "null",

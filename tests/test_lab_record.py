@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ def _pre(run: record.Run, command: str, **extra: Any) -> str:
         "session_id": "s1",
         "cwd": str(run.run_dir / "project"),
         "transcript_path": str(run.run_dir / "home" / ".claude" / "t.jsonl"),
+        "mangled": re.sub(r"[^A-Za-z0-9]", "-", str(run.run_dir / "project")),
+        "slashed": str(run.run_dir / "project").replace("/", "-"),
         "tool_name": "Bash",
         "tool_input": {"command": command},
         **extra,
@@ -51,6 +54,7 @@ def test_a_recorded_payload_holds_no_machine_path_key_or_nonce(tmp_path: Path) -
     payload = item["payload"]
     assert payload["cwd"] == record.PROJECT
     assert payload["transcript_path"] == f"{record.HOME}/.claude/t.jsonl"
+    assert (payload["mangled"], payload["slashed"]) == ("-home-dev-project", "-home-dev-project")
     assert record.NONCE in payload["tool_input"]["command"]
     assert (item["host"], item["version"], item["run"]) == ("claude", "2.1.332", run.run_id)
 
@@ -148,9 +152,29 @@ def test_the_committed_corpus_has_every_pinned_lab_host_version_and_only_scrubbe
         assert path.name == f"{item['scenario']}-{item['native_event']}.json", path
         assert item["run"] and item["recorded_by"], path
         text = path.read_text(encoding="utf-8")
-        for machine in ("/root/", "/work/", "/tmp/acp", ".cache/agent-control-plane-core/lab/runs"):
+        for machine in ("/root", "-root-", "/work/", "/tmp/acp", "lab/runs", "lab-runs"):
             assert machine not in text, f"{path}: {machine}"
         key = (item["host"], item["version"])
         found[key] = found.get(key, 0) + 1
     assert pinned <= set(found), sorted(pinned - set(found))
     assert all(count >= 5 for count in found.values()), found
+
+
+def _every_recorded() -> list[Path]:
+    return sorted(REAL_DIR.glob("*/*/*.json"))
+
+
+@pytest.mark.parametrize("path", _every_recorded(), ids=lambda p: "/".join(p.parts[-3:]))
+def test_every_recorded_payload_parses_for_its_version_to_a_valid_event_of_its_native_event(
+    path: Path,
+) -> None:
+    from agent_control_plane_core.schemas import validator_for
+
+    item = load_json(path)
+    host = item["host"]
+    adapter = entry_adapter(host, {f"ACP_{host.upper()}_VERSION": item["version"]})
+    event = adapter.parse(json.loads(json.dumps(item["payload"]))).to_dict()
+    assert event["meta"]["native_event"] == item["native_event"]
+    assert event["meta"]["agent"] == host
+    errors = [error.message for error in validator_for("tool-call-event").iter_errors(event)]
+    assert errors == []
