@@ -1,8 +1,9 @@
-"""Every document the code and the docs cite is in the repository (N26)."""
+"""Every document the code and the docs cite is in the repository (N26, issue 25)."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 from conftest import REPO
@@ -11,7 +12,40 @@ from conftest import REPO
 TREES = ("python/agent_control_plane_core", "schema", "codegen", "templates", "examples", "tests")
 TOP = ("README.md", "CHANGELOG.md", "pyproject.toml", "Makefile")
 # Research sheets kept outside the repository: nothing may send a reader to them.
-NOT_SHIPPED = ("host-protocols.md",)
+NOT_SHIPPED = ("host-protocols.md", "hostaudit-3.md", "redteam-3.md")
+# The folder beside a clone that once held research notes and test data, and the notes' names: no
+# file of the repository may cite them. Built from pieces so that this file does not match either.
+OUTSIDE = re.compile(
+    "|".join(
+        (
+            r"\.\./" + "shared",
+            "host-" + "findings",
+            "hardening-" + "findings",
+            "ACP_" + "SHARED_DIR",
+            "shared/" + "reference",
+        )
+    )
+)
+# Where a citation of a finding may appear: what ships, and the lab, bench, fixtures and docs.
+CITING_TREES = (*TREES, "lab", "bench", "fixtures", "docs", *TOP)
+# The id families of docs/findings.md: one host or topic prefix and a number or an upper-case
+# tag (CC-2, CX-OK, TN-FD, LAB-PASS, HELD-DRIFT), or a hardening letter and a number (H4, L12, N13).
+FAMILIES = (
+    "CC", "CX", "GM", "AMP", "CUR", "CP", "FD", "QW", "KR", "XH", "LIB",
+    "TN", "LAB", "SRC", "AG", "PF", "PN", "HELD",
+)  # fmt: skip
+CITATION = re.compile(
+    rf"(?<![\w-])((?:{'|'.join(FAMILIES)})-(?:[0-9]+|[A-Z]{{2,}})|[HMLRN][0-9]{{1,2}})(?![\w-])"
+)
+# docs/findings.md: every entry is a heading `### ID: title`.
+FINDING_HEADING = re.compile(r"^#{2,4} ([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?): ", re.MULTILINE)
+# A section sign is a citation of docs/contract.md (or of semver); any other one named a section
+# of a document outside the repository.
+SECTION = re.compile(r"(?:§|\\u00a7)\d")
+SECTION_OF_OURS = re.compile(
+    r"(?:contract\.md`? \\?|semver )(?:§|\\u00a7)\d+(?:\.\d+)*"
+    r"(?:(?:, | and | or )(?:§|\\u00a7)\d+)*"
+)
 
 
 def _texts() -> dict[Path, str]:
@@ -66,3 +100,79 @@ def test_every_docs_page_named_exists() -> None:
     assert (
         sorted((where, page) for where, page in named if not (REPO / "docs" / page).is_file()) == []
     )
+
+
+def _files(*trees: str) -> list[Path]:
+    """The repository's files under trees (all when none): tracked or new, never git-ignored."""
+    argv = ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    try:
+        listed = subprocess.run([*argv, "--", *trees], capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: walk the trees
+        roots = [REPO / tree for tree in trees] or [REPO]
+        paths = [p for root in roots for p in (root.rglob("*") if root.is_dir() else [root])]
+    else:
+        paths = [REPO / name for name in listed.decode().split("\0") if name]
+    return sorted(p for p in set(paths) if p.is_file() and "__pycache__" not in p.parts)
+
+
+def _read(paths: list[Path]) -> dict[str, str]:
+    texts = {}
+    for path in paths:
+        try:
+            texts[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+    return texts
+
+
+def test_no_file_cites_the_folder_beside_the_clone_or_its_notes() -> None:
+    texts = _read(_files())
+    assert len(texts) > 200  # the whole repository was read
+    cited = sorted(
+        f"{where}:{text.count(chr(10), 0, match.start()) + 1}: {match.group()}"
+        for where, text in texts.items()
+        for match in OUTSIDE.finditer(text)
+    )
+    assert cited == []
+
+
+def _finding_ids() -> set[str]:
+    return set(FINDING_HEADING.findall((REPO / "docs/findings.md").read_text(encoding="utf-8")))
+
+
+def test_every_cited_finding_is_a_heading_of_docs_findings_md() -> None:
+    ids = _finding_ids()
+    cited = [
+        (where, text.count("\n", 0, match.start()) + 1, match.group(1))
+        for where, text in _read(_files(*CITING_TREES)).items()
+        for match in CITATION.finditer(text)
+    ]
+    missing = sorted(f"{where}:{line}: {ident}" for where, line, ident in cited if ident not in ids)
+    # The pattern does find the citations: hundreds of them, in code, schemas, fixtures and docs.
+    assert len(cited) > 500 and len({ident for _, _, ident in cited}) > 150
+    assert {"python", "schema", "fixtures", "docs", "tests"} <= {
+        w.split("/")[0] for w, _, _ in cited
+    }
+    assert missing == []
+
+
+def test_findings_headings_are_unique_and_every_family_has_entries() -> None:
+    text = (REPO / "docs/findings.md").read_text(encoding="utf-8")
+    headings = FINDING_HEADING.findall(text)
+    assert len(headings) == len(set(headings)) and len(headings) > 200
+    families = {re.match(r"[A-Z]+", ident).group() for ident in headings}  # type: ignore[union-attr]
+    assert set(FAMILIES) | {"H", "M", "L", "R", "N"} <= families
+    # Every entry heading is in the one format the citation check reads.
+    assert all(
+        FINDING_HEADING.match(line + " ") or not line.startswith("### ")
+        for line in text.splitlines()
+    )
+
+
+def test_every_section_sign_cites_docs_contract_md() -> None:
+    stray = sorted(
+        f"{where}:{text.count(chr(10), 0, match.start()) + 1}"
+        for where, text in _read(_files(*CITING_TREES)).items()
+        for match in SECTION.finditer(SECTION_OF_OURS.sub("", text))
+    )
+    assert stray == []
