@@ -238,7 +238,8 @@ def test_this_machine_gives_the_lab_its_loopback_only_namespace() -> None:
 
 
 def test_netns_script_execs_its_arguments_verbatim() -> None:
-    script = install.netns_argv([])[4].split("&&", 1)[1].strip()
+    wrapped = install.netns_argv([])
+    script = wrapped[wrapped.index("-c") + 1].split("&&", 1)[1].strip()
     done = subprocess.run(
         ["sh", "-c", script, "sh", "printf", "%s|", "a b", "it's"],
         capture_output=True,
@@ -386,7 +387,7 @@ def test_netns_is_used_when_available(
         argv = list(argv)
         if argv[0] == "unshare":
             seen.append(argv)
-            argv = argv[6:]
+            argv = argv[argv.index("-c") + 3 :]  # -c SCRIPT $0 ARGV...
         return fake(argv, env=env, timeout=timeout)
 
     monkeypatch.setattr(install, "_run", unwrap)
