@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from codegen.bindings import GO_OUT, TS_OUT, binding_files
+
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA_SUBDIR = Path("schema/control-plane/v1")
 PACKAGE = Path("python/agent_control_plane_core")
@@ -41,7 +43,7 @@ FIXTURE_SCHEMA = Path("fixtures/fixture.schema.json")
 # generator only adds to it; a name that disappears without a schema_version bump is refused.
 RELEASED = Path("codegen/released-fields.json")
 # Every file below these folders is generated: a file the generator would not write is stale.
-MANAGED = (GENERATED, PACKAGED_SCHEMA)
+MANAGED = (GENERATED, PACKAGED_SCHEMA, TS_OUT, GO_OUT)
 REGENERATE = "make codegen (python -m codegen)"
 
 
@@ -287,6 +289,8 @@ def _template_files(root_src: Path) -> dict[Path, bytes]:
     ]
     for template, rel, ctx in renders:
         out[rel] = env.get_template(template).render(**ctx).encode("utf-8")
+    # The TypeScript and Go bindings (issue 31), from the same documents and context.
+    out.update(binding_files(root_src, _environment, header, context))
     # Host-side plugins take their event names and default reason from the host's declaration.
     for host in hosts:
         plugin = PLUGIN_HOSTS.get(host["agent"])

@@ -18,7 +18,8 @@ CACHE = Path(os.environ.get("ACP_TOOL_CACHE", Path.home() / ".cache" / "agent-co
 def npm_ci(folder: str) -> Path:
     """npm ci into the git-ignored tools/<folder>/node_modules from its committed lockfile, once."""
     where = TOOLS / folder
-    stamp = where / "node_modules" / ".package-lock.json"
+    # Written only after npm ci succeeded (npm's own .package-lock.json can exist without a tree).
+    stamp = where / "node_modules" / ".acp-installed"
     lock = where / "package-lock.json"
     with _locked(where / ".npm-ci.lock"):
         if stamp.exists() and stamp.stat().st_mtime >= lock.stat().st_mtime:
@@ -33,6 +34,7 @@ def npm_ci(folder: str) -> Path:
             check=True,
             env=env,
         )
+        stamp.touch()
     return where / "node_modules"
 
 
