@@ -23,6 +23,7 @@ from hook_runner import (
     FAILURE_EXIT,
     NO_COVERAGE,
     PRE_TOOL,
+    HookRun,
     hook_env,
     run_hook,
 )
@@ -39,9 +40,19 @@ FAULTS = [
     ("judge-returns-none", None, "returns_none"),
     ("judge-returns-list", None, "returns_list"),
     ("judge-mapping-without-decision", None, "returns_nameless"),
-    ("judge-not-callable", None, "NOT_CALLABLE"),
-    ("judge-missing-attribute", None, "no_such_judge"),
 ]
+# Configuration errors (issue 26): the judge does not load, so every vetoable call is blocked.
+CONFIG_FAULTS = [
+    ("judge-not-callable", "NOT_CALLABLE"),
+    ("judge-missing-attribute", "no_such_judge"),
+]
+
+
+def _blocked(agent: str, run: HookRun) -> bool:
+    """Whether the run is the host's block of the rm -rf call (copilot: the deny body at exit 0)."""
+    if adapter_for(agent).EXIT_ZERO_BLOCK:  # type: ignore[attr-defined]
+        return bool(run.code == 0 and run.body()["permissionDecision"] == "deny")
+    return bool(run.code == BLOCK_EXIT[agent])
 
 
 def test_claude_rm_rf_exits_2_with_reason_on_stderr_and_deny_body() -> None:
@@ -107,11 +118,29 @@ def test_the_false_spellings_of_fail_closed_keep_the_default_posture(value: str)
     assert "not understood" not in run.stderr
 
 
+@pytest.mark.parametrize("agent", AGENT_IDS)
+@pytest.mark.parametrize(("fault", "judge"), CONFIG_FAULTS, ids=[f[0] for f in CONFIG_FAULTS])
+def test_a_configuration_error_blocks_naming_the_fix(agent: str, fault: str, judge: str) -> None:
+    run = run_hook(agent, judge=judge)
+    assert _blocked(agent, run), run
+    assert f"acp-{agent}-hook blocks every call until its configuration is fixed" in run.stderr
+    assert f"hook_judges:{judge}" in run.stderr and "ACP_ON_CONFIG_ERROR=host" in run.stderr
+    # Overridden: the host's failure posture, as for a runtime fault.
+    run = run_hook(agent, judge=judge, ACP_ON_CONFIG_ERROR="host")
+    assert run.code == FAILURE_EXIT[agent]
+    assert run.stderr.startswith(f"acp-{agent}-hook: ")
+    if agent not in FAILURE_DENIES:
+        assert run.stdout == b""
+
+
 @pytest.mark.parametrize("spec", ["hook_judges", "hook_judges:", ":raises", "no_such_module:judge"])
-def test_unusable_acp_judge_is_a_failure_naming_the_spec(spec: str) -> None:
+def test_unusable_acp_judge_blocks_naming_the_spec(spec: str) -> None:
     run = run_hook("amp", ACP_JUDGE=spec)
-    assert run.code == FAILURE_EXIT["amp"]
+    assert run.code == BLOCK_EXIT["amp"]
     assert repr(spec) in run.stderr
+    run = run_hook("amp", ACP_JUDGE=spec, ACP_ON_CONFIG_ERROR=" What ")
+    assert run.code == BLOCK_EXIT["amp"]
+    assert "ACP_ON_CONFIG_ERROR=' What ' is not one of block, host; blocking" in run.stderr
 
 
 @pytest.mark.parametrize("agent", AGENT_IDS)
@@ -273,7 +302,8 @@ def test_acp_hook_command_takes_the_judge_from_the_command_line() -> None:
     )
     assert (run.code, run.stderr) == (2, "denied by test")
     broken = run_hook("gemini", argv=[str(BIN / "acp"), "hook", "gemini", "--judge", "nope"])
-    assert broken.code == FAILURE_EXIT["gemini"]
+    # A judge that does not load is a configuration error: blocked, naming it (issue 26).
+    assert broken.code == BLOCK_EXIT["gemini"] and "'nope'" in broken.stderr
 
 
 @pytest.mark.parametrize(

@@ -690,12 +690,19 @@ def test_acp_hook_policy_option_loads_the_rule_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("agent", AGENT_IDS)
-def test_a_policy_that_does_not_load_gets_the_failure_posture_or_exit_2(
+def test_a_policy_that_does_not_load_blocks_or_gets_the_failure_posture_or_exit_2(
     agent: str, tmp_path: Path
 ) -> None:
     path, _ = _bad_file(tmp_path, "decision not modelled")
     payload = pre_tool(agent, "Bash", {"command": "ls"})
+    # Issue 26: a configuration error blocks the call (copilot: its deny body at exit 0).
     run = run_hook(agent, payload, ACP_POLICY=str(path))
+    if agent == "copilot":
+        assert (run.code, run.body()["permissionDecision"]) == (0, "deny")
+    else:
+        assert run.code == BLOCK_EXIT[agent]
+    assert str(path) in run.stderr and "rules[1] ('second')" in run.stderr
+    run = run_hook(agent, payload, ACP_POLICY=str(path), ACP_ON_CONFIG_ERROR="host")
     assert run.code == FAILURE_EXIT[agent]
     assert str(path) in run.stderr and "rules[1] ('second')" in run.stderr
     closed = run_hook(agent, payload, ACP_POLICY=str(path), ACP_FAIL_CLOSED="1")

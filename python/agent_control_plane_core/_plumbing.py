@@ -31,7 +31,7 @@ __all__ = [
 class HookAnswer:
     """One hook call's outcome: the response, and the event and verdict when they got that far."""
 
-    __slots__ = ("body", "event", "notes", "response", "unrendered", "verdict")
+    __slots__ = ("body", "event", "failure", "notes", "response", "unrendered", "verdict")
 
     def __init__(
         self,
@@ -41,6 +41,7 @@ class HookAnswer:
         body: bytes | None = None,
         unrendered: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
+        failure: str | None = None,
     ) -> None:
         self.response = response
         self.event = event
@@ -51,6 +52,8 @@ class HookAnswer:
         self.unrendered = unrendered
         # One-line diagnostics for stderr, after the response's own text.
         self.notes = notes
+        # Why the entry did not answer with the judge's own verdict (the audit record says so).
+        self.failure = failure
 
 
 def read_stdin() -> str:

@@ -147,6 +147,7 @@ def _encode(outcome: HookAnswer, notes: list[str], *, detail: bool) -> bytes:
         "unrendered": list(outcome.unrendered),
         "notes": list(outcome.notes),
         "entry_notes": notes,
+        "failure": outcome.failure,
     }
     if detail:
         with_detail = {
@@ -198,6 +199,7 @@ def _decode(message: bytes, notes: list[str]) -> HookAnswer:
         None if body is None else body.encode("utf-8", "surrogateescape"),
         tuple(doc["unrendered"]),
         tuple(doc["notes"]),
+        doc.get("failure"),
     )
 
 

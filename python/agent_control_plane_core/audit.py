@@ -26,8 +26,11 @@ __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 _MODE: Final = 0o600
 _NONE: Final = "-"
 _NO_VERDICT: Final = "(no verdict)"
-# Every field but the optional unrendered list (records written before it existed still count).
-_REQUIRED: Final = frozenset(AuditRecordFields.ALL) - {AuditRecordFields.UNRENDERED}
+# Every field but the optional ones (records written before they existed still count).
+_REQUIRED: Final = frozenset(AuditRecordFields.ALL) - {
+    AuditRecordFields.UNRENDERED,
+    AuditRecordFields.FAILURE,
+}
 
 
 def hook_record(
@@ -38,6 +41,7 @@ def hook_record(
     response: NativeResponse,
     duration_ms: float,
     unrendered: tuple[str, ...] = (),
+    failure: str | None = None,
 ) -> dict[str, Any]:
     """The audit record of one hook call, in audit-record.schema.json field order."""
     event_doc = None if event is None else event.to_dict()
@@ -58,6 +62,9 @@ def hook_record(
     if unrendered:
         # Issue 17: the fields the host could not carry are named, never dropped silently.
         record[fields.UNRENDERED] = list(unrendered)
+    if failure:
+        # Issue 26: a configuration error or a failed answer is said in the record itself.
+        record[fields.FAILURE] = failure
     return record
 
 
@@ -152,6 +159,7 @@ def append_hook_record(
     response: NativeResponse,
     duration_ms: float,
     unrendered: tuple[str, ...] = (),
+    failure: str | None = None,
 ) -> None:
     """Append the record of one hook call to the audit log at path; raises OSError on failure."""
     append_line(
@@ -163,6 +171,7 @@ def append_hook_record(
             response=response,
             duration_ms=duration_ms,
             unrendered=unrendered,
+            failure=failure,
         ),
     )
 

@@ -16,9 +16,11 @@ from typing import Any, Final, Literal
 from ._generated.constants import EventKinds, UnrenderedPostures
 from .adapters import AGENT_IDS
 from .runtime import (
+    AUDIT_ENV,
     CODEX_VERSION_ENV,
     FAIL_CLOSED_ENV,
     JUDGE_ENV,
+    JUDGE_PATH_ENV,
     ON_UNRENDERED_ENV,
     POLICY_ENV,
     SOLE_GATE_ENV,
@@ -136,6 +138,8 @@ def hook_command(
     bin_dir: Path | None = None,
     on_unrendered: str | None = None,
     sole_gate: bool = False,
+    judge_path: tuple[str, ...] = (),
+    audit_log: str | None = None,
 ) -> list[str]:
     """The argv a host runs: the venv's absolute acp-<host>-hook, options set in its environment."""
     folder = (bin_dir or Path(sys.executable).parent).absolute()
@@ -150,6 +154,8 @@ def hook_command(
     if judge is not None:
         unset += ["-u", POLICY_ENV]  # the registered judge wins over an inherited ACP_POLICY
         assignments.append(f"{JUDGE_ENV}={judge}")
+    if judge is not None and judge_path:
+        assignments.append(f"{JUDGE_PATH_ENV}={os.pathsep.join(judge_path)}")
     if policy is not None:
         assignments.append(f"{POLICY_ENV}={Path(policy).absolute()}")
     if on_unrendered is not None:
@@ -158,6 +164,8 @@ def hook_command(
         assignments.append(f"{FAIL_CLOSED_ENV}=1")
     if sole_gate:
         assignments.append(f"{SOLE_GATE_ENV}=1")
+    if audit_log is not None:
+        assignments.append(f"{AUDIT_ENV}={Path(audit_log).absolute()}")
     if not unset and not assignments:
         return [script]
     if "=" in script:
@@ -1036,6 +1044,7 @@ def plan_install(
     matcher: str | None = None,
     local: bool = False,
     plugin: bool = False,
+    audit_log: str | None = None,
 ) -> InstallPlan:
     """Plan the configuration change that registers this host's hook entry; nothing is written."""
     if host not in _HOSTS:
@@ -1075,6 +1084,8 @@ def plan_install(
             " (or pass the folder of its console scripts)"
         )
 
+    judge_path = _judge_path(judge)
+
     def argv(closed: bool) -> list[str]:
         return hook_command(
             host,
@@ -1085,6 +1096,8 @@ def plan_install(
             bin_dir=folder,
             on_unrendered=on_unrendered,
             sole_gate=sole_gate,
+            judge_path=judge_path,
+            audit_log=audit_log,
         )
 
     request = _Request(
@@ -1120,6 +1133,8 @@ def plan_install(
             *_shared_hook_notes(host, scope, base),
             *_machine_path_notes(host, scope, local, path, folder),
             _registered(host, judge, policy),
+            *_reach_notes(host, base if scope == "project" else None, judge, policy),
+            *_dead_hook_notes(host, fail_closed),
         ),
         mode=_EXECUTABLE if host in _EXECUTED else None,
         also=tuple(also),
@@ -1194,4 +1209,97 @@ def _registered(host: str, judge: str | None, policy: str | None) -> str:
     return (
         f"acp-{host}-hook runs the demo judge, which blocks only rm -rf, unless ACP_POLICY or"
         " ACP_JUDGE is set where the host runs it; pass --policy or --judge to register your own."
+    )
+
+
+def _judge_path(judge: str | None) -> tuple[str, ...]:
+    """The folder the judge's module imports from when only PYTHONPATH provides it (issue 26).
+
+    The hook runs with the host's environment, not this shell's: a judge found through PYTHONPATH
+    would not import there, so its folder is recorded in the command (ACP_JUDGE_PATH).
+    """
+    if judge is None:
+        return ()
+    from ._judges import JudgeLoadError, load_judge
+
+    try:
+        load_judge(judge)
+    except JudgeLoadError:
+        return ()  # refused with the reason once the entry is planned (_registered)
+    top = judge.partition(":")[0].split(".")[0]
+    origin = getattr(sys.modules.get(top), "__file__", None)
+    if not isinstance(origin, str):
+        return ()  # a built-in or namespace module: nothing to record
+    # The sys.path entry it came from: the module file's folder, or a package's parent folder.
+    root = os.path.dirname(os.path.realpath(origin))
+    if os.path.basename(origin).startswith("__init__."):
+        root = os.path.dirname(root)
+    extra = os.environ.get("PYTHONPATH", "")
+    if any(os.path.realpath(entry or os.curdir) == root for entry in extra.split(os.pathsep)):
+        return (root,)
+    return ()
+
+
+def _temporary_folders() -> tuple[str, ...]:
+    """The temporary folders, which sandboxes let the agent write (Codex's workspace-write)."""
+    return (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        Path(os.path.realpath(path)).relative_to(os.path.realpath(folder))
+    except ValueError:
+        return False
+    return True
+
+
+def _reach_notes(
+    host: str, project: Path | None, judge: str | None, policy: str | None
+) -> tuple[str, ...]:
+    """A warning per rule file or judge inside a folder the agent may write (issue 26)."""
+    places = [Path(folder) for folder in _temporary_folders()]
+    if project is not None:
+        places.insert(0, project)
+    what: list[tuple[str, Path]] = []
+    if policy is not None:
+        what.append((f"the policy {Path(policy).absolute()}", Path(policy).absolute()))
+    if judge is not None:
+        origin = getattr(sys.modules.get(judge.partition(":")[0]), "__file__", None)
+        if isinstance(origin, str):
+            what.append((f"the judge {judge} ({origin})", Path(origin)))
+    notes = []
+    for label, path in what:
+        where = next((place for place in places if _inside(path, place)), None)
+        if where is not None:
+            notes.append(
+                f"warning: {label} is inside {where}, a folder the agent may write to: it could"
+                " change its own guard. Keep it outside (for example in"
+                f" ~/.config/agent-control-plane-core/) and run acp install {host} again with"
+                " that path."
+            )
+    return tuple(notes)
+
+
+def _dead_hook_notes(host: str, fail_closed: bool) -> tuple[str, ...]:
+    """What stays open when the hook process dies or cannot start (exit 127), from DEAD_HOOK."""
+    import importlib
+
+    from ._generated.constants import DeadHooks
+
+    declaration = importlib.import_module(f"{__package__}._generated.hosts.{host}")
+    dead = getattr(declaration, "DEAD_HOOK", DeadHooks.RUNS)
+    if dead == DeadHooks.BLOCKS or (dead == DeadHooks.BLOCKS_FAIL_CLOSED and fail_closed):
+        return ()
+    cause = (
+        "if the hook process dies or cannot start (the project moved, .venv recreated, the"
+        " package uninstalled: exit 127)"
+    )
+    if dead == DeadHooks.BLOCKS_FAIL_CLOSED:
+        return (
+            f"{cause}, {host} runs the call; --fail-closed registers its own block for that"
+            " case as well.",
+        )
+    return (
+        f"{cause}, {host} runs the call and no audit line is written: it has no blocking"
+        " failure mode, so run acp install again after moving or recreating the environment.",
     )

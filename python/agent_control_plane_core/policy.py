@@ -14,6 +14,7 @@ from ._generated.constants import (
     ContentFields,
     Decisions,
     EventKinds,
+    PatchInputFields,
     PolicyCommandFields,
     PolicyFields,
     PolicyRewriteFields,
@@ -279,8 +280,26 @@ def load_policy_judge(path: str) -> PolicyJudge:
         data = _parse_toml(path, _read_rule_file(path)[0])
         rules, problems = _compile(data)
     if problems:
-        raise JudgeLoadError(f"policy {path}: " + "; ".join(problems) + f"; {_FIX}")
+        found = "; ".join(_with_lines(path, problems))
+        raise JudgeLoadError(f"policy {path}: {found}; {_FIX}")
     return PolicyJudge(rules, path)
+
+
+def _with_lines(path: str, problems: list[str]) -> list[str]:
+    """Each rules[N] problem prefixed with the line of that rule's [[rules]] header (issue 26)."""
+    try:
+        text = _read_rule_file(path)[0].decode("utf-8", "replace")
+    except OSError:
+        return problems
+    header = re.compile(rf"^\s*\[\[\s*{PolicyFields.RULES}\s*\]\]")
+    lines = [number for number, line in enumerate(text.splitlines(), 1) if header.match(line)]
+    found = []
+    for problem in problems:
+        index = re.match(rf"{PolicyFields.RULES}\[(\d+)\]", problem)
+        if index is not None and int(index.group(1)) < len(lines):
+            problem = f"line {lines[int(index.group(1))]}, {problem}"
+        found.append(problem)
+    return found
 
 
 def _cached_data(path: str) -> tuple[Mapping[str, Any], bool]:
@@ -939,6 +958,10 @@ def _tool_selected(patterns: tuple[str, ...], event: ToolCallEvent) -> bool:
     return False
 
 
+_FILE_PATH: Final = PatchInputFields.FILE_PATH
+_FILE_PATHS: Final = PatchInputFields.FILE_PATHS
+
+
 def _input_key(rule: _Rule, event: ToolCallEvent) -> str | None:
     if rule.field is not None:
         return rule.field
@@ -969,6 +992,20 @@ class _Rewriter:
         if isinstance(value, dict):
             return {key: self(item) for key, item in value.items()}  # names are not content
         return value
+
+
+def _every_file(tool_input: Mapping[str, Any], key: str) -> object:
+    """The key's value, or every file of a multi-file call when the key is its first file.
+
+    An Edit or Write parsed from a patch or a path list names its first file in file_path and
+    every file in file_paths (PatchInput): a rule reads them all, so a deny rule denies when any
+    file matches and an allow rule needs every one (docs/findings.md HA3-13).
+    """
+    value = tool_input[key]
+    every = tool_input.get(_FILE_PATHS) if key == _FILE_PATH else None
+    if not isinstance(every, list) or not every:
+        return value
+    return [value, *(path for path in every if path != value)]
 
 
 def _fails_closed(rule: _Rule) -> bool:
@@ -1010,7 +1047,7 @@ def _apply(
     if rule.match is not None or rule.command is not None or rule.paths is not None:
         if key is None or key not in event.input:
             return None
-        value = event.input[key]
+        value = _every_file(event.input, key)
         if rule.match is not None and not _matches_text(rule, rule.match, value, why):
             return None
         if rule.command is not None and not _matches_command(rule, value, event, why, memo):

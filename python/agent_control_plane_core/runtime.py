@@ -73,12 +73,21 @@ _write_all = write_all
 _process_age = process_age
 
 JUDGE_ENV: Final = "ACP_JUDGE"
+# Issue 26: the folders `acp install` found the judge's module in (os.pathsep-separated), put in
+# front of sys.path, so the hook imports what install checked, whatever PYTHONPATH the host has.
+JUDGE_PATH_ENV: Final = "ACP_JUDGE_PATH"
 FAIL_CLOSED_ENV: Final = "ACP_FAIL_CLOSED"
 POLICY_ENV: Final = "ACP_POLICY"
 AUDIT_ENV: Final = "ACP_AUDIT_LOG"
 CODEX_VERSION_ENV: Final = "ACP_CODEX_VERSION"
 ON_UNRENDERED_ENV: Final = "ACP_ON_UNRENDERED"
 SOLE_GATE_ENV: Final = "ACP_SOLE_GATE"
+# Issue 26: what a configuration error (a rule file or judge that does not load) does: block
+# (the default: every vetoable call is blocked, naming the error) or host (the host's failure
+# posture, as for a runtime failure).
+CONFIG_ERROR_ENV: Final = "ACP_ON_CONFIG_ERROR"
+_CONFIG_BLOCK: Final = "block"
+_CONFIG_HOST: Final = "host"
 
 
 # contract.md §6: exit 2 is the block every external-hook host reads when render has no channel.
@@ -199,7 +208,7 @@ def _hook_answer(
 ) -> HookAnswer:
     def failed(diagnostic: str, event: ToolCallEvent | None = None) -> HookAnswer:
         response = failure_response(adapter, diagnostic, fail_closed=fail_closed, event=event)
-        return HookAnswer(response, event)
+        return HookAnswer(response, event, failure=diagnostic)
 
     try:
         payload = json.loads(raw_text)
@@ -443,6 +452,7 @@ def run_hook_entry(
 
     def decide() -> HookAnswer:
         nonlocal judge
+        broken: str | None = None
         real_stdout = sys.stdout
         # print() goes through sys.stderr's wrapper (its error handler never raises on encoding).
         sys.stdout = sys.stderr
@@ -450,7 +460,11 @@ def run_hook_entry(
             notes.extend(_unset_version_notes(adapter, env))
             raw = read_stdin()
             if judge is None:
-                judge = judge_from_env(env)
+                try:
+                    judge = judge_from_env(env)
+                except JudgeLoadError as exc:
+                    judge = _configuration_judge(adapter, exc, env, notes)
+                    broken = f"configuration error: {exc}"
                 if judge is demo_judge and env.get("GITHUB_SHA"):
                     # GM-3: Gemini CLI drops ACP_* variables from a hook's environment under CI.
                     notes.append(
@@ -462,24 +476,25 @@ def run_hook_entry(
             outcome = _hook_answer(
                 adapter, raw, judge, sole_gate=sole_gate, fail_closed=fail_closed, environ=env
             )
+            if broken is not None:
+                outcome.failure = broken
         except JudgeLoadError as exc:
-            outcome = HookAnswer(failure_response(adapter, str(exc), fail_closed=fail_closed))
-        except UnicodeDecodeError as exc:
             outcome = HookAnswer(
-                failure_response(
-                    adapter,
-                    f"stdin is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at"
-                    f" offset {exc.start})",
-                    fail_closed=fail_closed,
-                )
+                failure_response(adapter, str(exc), fail_closed=fail_closed),
+                failure=f"configuration error: {exc}",
+            )
+        except UnicodeDecodeError as exc:
+            text = (
+                f"stdin is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at"
+                f" offset {exc.start})"
+            )
+            outcome = HookAnswer(
+                failure_response(adapter, text, fail_closed=fail_closed), failure=text
             )
         except BaseException as exc:  # no fault may leave the host without its answer
+            text = f"hook failed ({type(exc).__name__}: {exc})"
             outcome = HookAnswer(
-                failure_response(
-                    adapter,
-                    f"hook failed ({type(exc).__name__}: {exc})",
-                    fail_closed=fail_closed,
-                )
+                failure_response(adapter, text, fail_closed=fail_closed), failure=text
             )
         finally:
             sys.stdout = real_stdout
@@ -491,7 +506,8 @@ def run_hook_entry(
         from ._supervise import supervised
 
         def died(diagnostic: str) -> HookAnswer:
-            return HookAnswer(failure_response(adapter, diagnostic, fail_closed=True))
+            response = failure_response(adapter, diagnostic, fail_closed=True)
+            return HookAnswer(response, failure=diagnostic)
 
         left = None if timeout is None else timeout - process_age()
         outcome = supervised(
@@ -500,6 +516,33 @@ def run_hook_entry(
     else:
         outcome = decide()
     answer.send(outcome, after)
+
+
+def _configuration_judge(
+    adapter: Adapter, error: JudgeLoadError, environ: Mapping[str, str], notes: list[str]
+) -> Judge:
+    """The judge a hook runs while its rule file or judge does not load: it blocks every call.
+
+    ACP_ON_CONFIG_ERROR=host re-raises the error instead, for the host's failure posture.
+    """
+    text = environ.get(CONFIG_ERROR_ENV, "")
+    value = text.strip().lower()
+    if value == _CONFIG_HOST:
+        raise error
+    if value not in ("", _CONFIG_BLOCK):
+        notes.append(
+            f"{CONFIG_ERROR_ENV}={text!r} is not one of {_CONFIG_BLOCK}, {_CONFIG_HOST}; blocking"
+        )
+    reason = (
+        f"acp-{adapter.AGENT}-hook blocks every call until its configuration is fixed: {error}"
+        f" (set {CONFIG_ERROR_ENV}={_CONFIG_HOST} to give the host's failure answer instead)"
+    )
+    blocked = Verdict(decision=Decisions.DENY, reason=" ".join(reason.split()))
+
+    def configuration_error(event: ToolCallEvent) -> Verdict:
+        return blocked
+
+    return configuration_error
 
 
 def _unset_version_notes(adapter: Adapter, environ: Mapping[str, str]) -> list[str]:
@@ -534,11 +577,24 @@ def judge_from_env(environ: Mapping[str, str]) -> Judge:
                 f"{POLICY_ENV}={policy!r} is relative; give an absolute path (acp install writes"
                 " one), so a rule file the agent writes into the project is never loaded"
             )
-        from .policy import load_policy_judge
+        # Issue 30: the indexed judge reads only the buckets a call needs from the compiled cache.
+        from ._policy_index import load_indexed_judge
 
-        return load_policy_judge(policy)
+        return load_indexed_judge(policy)
     spec = environ.get(JUDGE_ENV)
-    return load_judge(spec) if spec else demo_judge
+    if not spec:
+        return demo_judge
+    folders = [f for f in environ.get(JUDGE_PATH_ENV, "").split(os.pathsep) if f]
+    sys.path[:0] = [folder for folder in folders if folder not in sys.path]
+    try:
+        return load_judge(spec)
+    except JudgeLoadError as exc:
+        if not folders:
+            raise
+        raise JudgeLoadError(
+            f"{exc} (it was installed from {JUDGE_PATH_ENV}={os.pathsep.join(folders)}: restore"
+            " the module there, or run acp install --judge again where it now is)"
+        ) from exc
 
 
 def _audit(
@@ -566,6 +622,7 @@ def _audit(
             response=outcome.response,
             duration_ms=(time.monotonic() - started) * 1000,
             unrendered=outcome.unrendered,
+            failure=outcome.failure,
         )
     except Exception as exc:  # the audit trail is advisory; the decision stands
         # A separate line after the response's own stderr text (see _Answer.send).

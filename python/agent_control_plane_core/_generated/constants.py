@@ -198,7 +198,7 @@ class Decisions:
 class AuditRecordFields:
     """Field names of AuditRecord, in audit-record.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered")
+    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered", "failure")
     TIME: Final = "time"
     AGENT: Final = "agent"
     EVENT: Final = "event"
@@ -207,6 +207,7 @@ class AuditRecordFields:
     ENFORCED: Final = "enforced"
     DURATION_MS: Final = "duration_ms"
     UNRENDERED: Final = "unrendered"
+    FAILURE: Final = "failure"
 
 
 class HostDeclarationFields:
