@@ -856,7 +856,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_argument("--agent", action="append", choices=AGENT_IDS, help="host(s) to run on")
     sub.add_argument("--fixtures", metavar="DIR", help="host fixture folder for test payloads")
-    sub = command("audit", _cmd_audit, "Summarize an audit log: counts and the slowest calls.")
+    sub = command(
+        "audit",
+        _cmd_audit,
+        "Summarize an audit log: counts and the slowest calls (`acp audit export`: ship it over OTLP).",
+    )
     sub.add_argument("path", metavar="PATH", help="the ACP_AUDIT_LOG file; - reads stdin")
     sub.add_argument("--slowest", type=int, default=5, help="how many slow calls to list")
     sub = command(
@@ -880,6 +884,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = _hook_options(words[1:])
         if options is not None:
             _run_hook(options)
+    if words[:2] == ["audit", "export"]:
+        # The [otel] extra's command; a log file named export is `acp audit ./export`.
+        from .export import main as export_main
+
+        return export_main(words[2:])
     args, extra = _parser().parse_known_args(words)
     if extra:
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
