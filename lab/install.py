@@ -229,7 +229,7 @@ def _run(
 
 
 def _env(node_bin_dir: Path | None, **extra: str) -> dict[str, str]:
-    # The lab's node goes first on PATH so npm's engine checks and the hosts' shebangs see it (§3.1).
+    # The lab's node goes first on PATH so npm's engine checks and the hosts' shebangs see it (docs/findings.md LAB-0).
     env = dict(os.environ)
     if node_bin_dir is not None:
         env["PATH"] = os.pathsep.join([str(node_bin_dir), env.get("PATH", os.defpath)])

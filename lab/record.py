@@ -52,7 +52,6 @@ def replacements(run: Run, *, api_key: str, cache: Path) -> list[tuple[str, str]
     return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
 
 
-
 def scrub(text: str, pairs: Iterable[tuple[str, str]]) -> str:
     """The text with every machine path, the API key and the run's nonce replaced."""
     for old, new in pairs:
