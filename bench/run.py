@@ -398,6 +398,119 @@ Claude hook 1.92x -> 1.35x the floor; `ACP_POLICY` 2.02x -> 1.48x; `ACP_AUDIT_LO
   asserts that none of these modules is loaded."""
 
 
+# Issue 29: the hook with `acp audit export` following its log costs what it costs without.
+EXPORTER_RATIO = 1.10
+EXPORTER_NAMES = (
+    "acp-claude-hook, ACP_AUDIT_LOG, no exporter",
+    "acp-claude-hook, ACP_AUDIT_LOG, `acp audit export` following the log",
+)
+
+
+def exporter_cost(runs: int) -> dict[str, Any] | None:
+    """The audit-log hook with and without an exporter tailing its log, in the same rounds."""
+    import tempfile
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from _common import summary, write_payloads
+
+    try:
+        import agent_control_plane_core.export._otel  # noqa: F401 (the [otel] extra)
+    except ImportError:
+        return None
+
+    class Sink(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        payload = write_payloads(folder)["claude"]
+        logs = (folder / "plain.jsonl", folder / "followed.jsonl")
+        claude = str(BIN / "acp-claude-hook")
+        rows = [
+            {"name": name, "argv": [claude], "stdin": payload, "env": {"ACP_AUDIT_LOG": str(log)}}
+            for name, log in zip(EXPORTER_NAMES, logs, strict=True)
+        ]
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+        follower = subprocess.Popen(
+            [str(BIN / "acp"), "audit", "export", str(logs[1]), "--poll", "0.05"],
+            env={**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint},
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            walls, cpus = hook_latency.time_interleaved(rows, runs, warmup=3)
+            written = len(logs[1].read_bytes().splitlines())
+            offsets = Path(f"{logs[1]}.otel-offset")
+            for _ in range(200):  # the follower kept up: everything written was exported
+                if offsets.exists() and json.loads(offsets.read_text())["line"] == written:
+                    break
+                time.sleep(0.05)
+            exported = json.loads(offsets.read_text())["line"] if offsets.exists() else 0
+        finally:
+            follower.terminate()
+            follower.wait()
+            server.shutdown()
+    out = [
+        {"name": name, "wall": summary(wall)["median"] * 1000, "cpu": summary(cpu)["median"] * 1000}
+        for name, wall, cpu in zip(EXPORTER_NAMES, walls, cpus, strict=True)
+    ]
+    return {
+        "rows": out,
+        "runs": runs,
+        "written": written,
+        "exported": exported,
+        "cpu_ratio": out[1]["cpu"] / out[0]["cpu"],
+        "wall_ratio": out[1]["wall"] / out[0]["wall"],
+    }
+
+
+def exporter_section(text: str, cost: dict[str, Any] | None) -> str:
+    """The page with the exporter's Summary row and its section 4 added."""
+    if cost is None:
+        return (
+            text
+            + "\n## 4. The hook with `acp audit export` following its log\n\nNot measured: the [otel] extra is not installed.\n"
+        )
+    ok = max(cost["cpu_ratio"], cost["wall_ratio"]) <= EXPORTER_RATIO
+    row = (
+        f"| hook with `acp audit export` following its log, against without (CPU, wall) |"
+        f" {cost['cpu_ratio']:.2f}x, {cost['wall_ratio']:.2f}x | ≤ {EXPORTER_RATIO}x |"
+        f" {verdict(ok)} |"
+    )
+    at = text.index("\n\n## 1.")
+    text = text[:at] + "\n" + row + text[at:]
+    lines = [
+        "",
+        "## 4. The hook with `acp audit export` following its log",
+        "",
+        "The exporter is a process of its own (issue 29); the hook path imports none of it",
+        "(tests/test_audit_export.py checks every module a hook process loads). Two rows of the",
+        f"same interleaved rounds ({cost['runs']} runs each after 3 warm-up rounds): the Claude",
+        "hook appending to an audit log nobody reads, and to one an `acp audit export` process",
+        "follows (polling every 0.05 s, sending to a local OTLP/HTTP sink).",
+        f"The follower exported {cost['exported']} of the {cost['written']} lines written.",
+        "",
+        "| command | wall median ms | CPU median ms |",
+        "|---|---:|---:|",
+        *[f"| {r['name']} | {r['wall']:.1f} | {r['cpu']:.1f} |" for r in cost["rows"]],
+        "",
+    ]
+    # Before "Targets not met", which closes the page.
+    at = text.find("\n## Targets not met")
+    at = len(text) if at < 0 else at
+    return text[:at] + "\n".join(lines) + text[at:]
+
+
 def main() -> None:
     """Compile the package, run the benchmarks and write the results page."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -422,6 +535,8 @@ def main() -> None:
         else "`make bench` (which runs `.venv/bin/python bench/run.py`)"
     )
     text = render(facts, (before, load()), latency, profile, events, lines, command)
+    print("the hook with acp audit export following its log...", flush=True)
+    text = exporter_section(text, exporter_cost(runs=10 if args.quick else 20))
     args.output.write_text(text, encoding="utf-8")
     print(text[text.index("## Summary") : text.index("## 1.")])
     print(f"wrote {args.output}")
