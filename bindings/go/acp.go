@@ -260,6 +260,8 @@ type Form struct {
 	LabVerified bool `json:"lab_verified"`
 	// The declaration fields this form overrides.
 	Set Overlay `json:"set"`
+	// How this fact is known (absent: lab_verified when lab_verified is true, else source_read). A version fact or form whose evidence is third_party may only take claims away (codegen refuses one that adds a block, a gated kind, a channel or an ask tier).
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // Note: One host fact and its source.
@@ -270,6 +272,8 @@ type Note struct {
 	Source string `json:"source"`
 	// True when a lab run on the real host showed the fact; absent or false: source or docs only.
 	LabVerified *bool `json:"lab_verified,omitempty"`
+	// How this fact is known (absent: lab_verified when lab_verified is true, else source_read). A version fact or form whose evidence is third_party may only take claims away (codegen refuses one that adds a block, a gated kind, a channel or an ask tier).
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // Version: A host release version: major.minor.patch with an optional pre-release suffix, compared by semver precedence (0.171.0, 1.0.102, 2.1.332, 0.172.0-alpha.1).
@@ -315,6 +319,8 @@ type VersionFact struct {
 	LabVerified bool `json:"lab_verified"`
 	// The declaration fields this fact overrides on the versions it holds on.
 	Set Overlay `json:"set"`
+	// How this fact is known (absent: lab_verified when lab_verified is true, else source_read). A version fact or form whose evidence is third_party may only take claims away (codegen refuses one that adds a block, a gated kind, a channel or an ask tier).
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // Overlay: Declaration fields a version fact overrides: gated_kinds, coverage_kinds, failure_response, native_ask_tier, integration_mode, exit_zero_block and dead_hook are replaced whole; coverage and features per key; unrendered_fields per event kind and content field (rendered_fields gives a field a channel, unrendered_fields takes it away).
@@ -341,6 +347,36 @@ type Overlay struct {
 	DeadHook *DeadHook `json:"dead_hook,omitempty"`
 	// Overrides the named features.
 	Features map[string]bool `json:"features,omitzero"`
+}
+
+// DerivedPaths: Where one native tool's input names the files it changes.
+type DerivedPaths struct {
+	// The input key holding the patch text or the path list; * (patch only) reads every string value of the input, for a host whose patch key is not known.
+	Key string `json:"key"`
+	// patch: a patch text with *** <Add|Update|Delete> File: headers; list: an array of path strings.
+	Form json.RawMessage `json:"form"`
+}
+
+// EvidenceLevel: How a host fact is known, strongest first: seen on the real host in the lab, read in the host's own source or shipped bundle, read in the host's own documentation, or only reported by a third party. A third-party report never makes a render claim a block.
+type EvidenceLevel string
+
+// The EvidenceLevel values.
+const (
+	EvidenceLevelLabVerified EvidenceLevel = "lab_verified"
+	EvidenceLevelSourceRead  EvidenceLevel = "source_read"
+	EvidenceLevelHostDocs    EvidenceLevel = "host_docs"
+	EvidenceLevelThirdParty  EvidenceLevel = "third_party"
+)
+
+// EvidenceLevels lists every EvidenceLevel in schema order.
+var EvidenceLevels = []EvidenceLevel{EvidenceLevelLabVerified, EvidenceLevelSourceRead, EvidenceLevelHostDocs, EvidenceLevelThirdParty}
+
+// Evidence: The evidence level of a fact and where it was established: the versions the lab ran, the commit or package version read, the documentation revision, or the report.
+type Evidence struct {
+	// The evidence level.
+	Level EvidenceLevel `json:"level"`
+	// Where: lab versions (2.1.197, 2.1.332), a repository file at a commit, a package at a version, a documentation page with its date, or a report.
+	At string `json:"at"`
 }
 
 // HostDeclarationSenderMarkers: How this host's payload is recognised when it reaches another host's hook entry, because this host runs that host's hook configuration (docs/findings.md XH-1): the payload is this host's when a field of string_fields holds a string, or a field of field_values holds one of its strings. The receiving entry answers with this host's adapter.
@@ -379,6 +415,8 @@ type HostDeclaration struct {
 	ToolAliases map[string]string `json:"tool_aliases"`
 	// Per native tool name, input keys the host spells differently from the canonical tool; a rename never overwrites a key already present.
 	InputKeyRenames map[string]map[string]string `json:"input_key_renames"`
+	// Per native tool, the input key that names every file the call changes: a patch text whose *** Add File / Update File / Delete File / Move to headers name them (patch), or a list of paths (list). The adapter puts the first file in file_path and every file in file_paths (PatchInput), so a rule on the canonical tool's path key judges each file, and the tool's alias then applies; a patch whose every header adds a file is a Write. Absent: none.
+	DerivedPaths map[string]DerivedPaths `json:"derived_paths,omitzero"`
 	// Reason sent when a block must carry non-empty text and the verdict has none.
 	DefaultBlockReason string `json:"default_block_reason"`
 	// What the hook entry answers when the hook itself fails (bad payload, judge error), following the host's own failure posture.
@@ -405,6 +443,8 @@ type HostDeclaration struct {
 	Notes []Note `json:"notes"`
 	// How this host's hook blocks a call: the exit code and, if the host reads one, the body the hook entry sends when ACP_FAIL_CLOSED=1 turns a failure into a block. Absent: exit 2 with the failure_response body.
 	BlockResponse *FailureResponse `json:"block_response,omitempty"`
+	// How the declaration's gating facts (block signal, gated kinds) are known, with where; docs/hosts.md shows it for every host. Absent: lab_verified where versions.lab_pinned is set, else source_read.
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // MarshalJSON writes a Verdict the contract's way: a zero Decision is allow, and a field

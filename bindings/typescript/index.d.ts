@@ -221,6 +221,8 @@ export interface Form {
   lab_verified: boolean;
   /** The declaration fields this form overrides. */
   set: Overlay;
+  /** How this fact is known (absent: lab_verified when lab_verified is true, else source_read). A version fact or form whose evidence is third_party may only take claims away (codegen refuses one that adds a block, a gated kind, a channel or an ask tier). */
+  evidence?: Evidence;
 }
 
 /** One host fact and its source. (host.schema.json) */
@@ -231,6 +233,8 @@ export interface Note {
   source: string;
   /** True when a lab run on the real host showed the fact; absent or false: source or docs only. */
   lab_verified?: boolean;
+  /** How this fact is known (absent: lab_verified when lab_verified is true, else source_read). A version fact or form whose evidence is third_party may only take claims away (codegen refuses one that adds a block, a gated kind, a channel or an ask tier). */
+  evidence?: Evidence;
 }
 
 /** A host release version: major.minor.patch with an optional pre-release suffix, compared by semver precedence (0.171.0, 1.0.102, 2.1.332, 0.172.0-alpha.1). (host.schema.json) */
@@ -276,6 +280,8 @@ export interface VersionFact {
   lab_verified: boolean;
   /** The declaration fields this fact overrides on the versions it holds on. */
   set: Overlay;
+  /** How this fact is known (absent: lab_verified when lab_verified is true, else source_read). A version fact or form whose evidence is third_party may only take claims away (codegen refuses one that adds a block, a gated kind, a channel or an ask tier). */
+  evidence?: Evidence;
 }
 
 /** Declaration fields a version fact overrides: gated_kinds, coverage_kinds, failure_response, native_ask_tier, integration_mode, exit_zero_block and dead_hook are replaced whole; coverage and features per key; unrendered_fields per event kind and content field (rendered_fields gives a field a channel, unrendered_fields takes it away). (host.schema.json) */
@@ -302,6 +308,33 @@ export interface Overlay {
   dead_hook?: DeadHook;
   /** Overrides the named features. */
   features?: { [key: string]: boolean };
+}
+
+/** Where one native tool's input names the files it changes. (host.schema.json) */
+export interface DerivedPaths {
+  /** The input key holding the patch text or the path list; * (patch only) reads every string value of the input, for a host whose patch key is not known. */
+  key: string;
+  /** patch: a patch text with *** <Add|Update|Delete> File: headers; list: an array of path strings. */
+  form: unknown;
+}
+
+/** How a host fact is known, strongest first: seen on the real host in the lab, read in the host's own source or shipped bundle, read in the host's own documentation, or only reported by a third party. A third-party report never makes a render claim a block. (host.schema.json) */
+export type EvidenceLevel = "lab_verified" | "source_read" | "host_docs" | "third_party";
+/** Every EvidenceLevel value, as constants and in schema order (ALL). */
+export declare const EvidenceLevels: {
+  readonly ALL: readonly EvidenceLevel[];
+  readonly LAB_VERIFIED: "lab_verified";
+  readonly SOURCE_READ: "source_read";
+  readonly HOST_DOCS: "host_docs";
+  readonly THIRD_PARTY: "third_party";
+};
+
+/** The evidence level of a fact and where it was established: the versions the lab ran, the commit or package version read, the documentation revision, or the report. (host.schema.json) */
+export interface Evidence {
+  /** The evidence level. */
+  level: EvidenceLevel;
+  /** Where: lab versions (2.1.197, 2.1.332), a repository file at a commit, a package at a version, a documentation page with its date, or a report. */
+  at: string;
 }
 
 /** How this host's payload is recognised when it reaches another host's hook entry, because this host runs that host's hook configuration (docs/findings.md XH-1): the payload is this host's when a field of string_fields holds a string, or a field of field_values holds one of its strings. The receiving entry answers with this host's adapter. */
@@ -340,6 +373,8 @@ export interface HostDeclaration {
   tool_aliases: { [key: string]: string };
   /** Per native tool name, input keys the host spells differently from the canonical tool; a rename never overwrites a key already present. */
   input_key_renames: { [key: string]: { [key: string]: string } };
+  /** Per native tool, the input key that names every file the call changes: a patch text whose *** Add File / Update File / Delete File / Move to headers name them (patch), or a list of paths (list). The adapter puts the first file in file_path and every file in file_paths (PatchInput), so a rule on the canonical tool's path key judges each file, and the tool's alias then applies; a patch whose every header adds a file is a Write. Absent: none. */
+  derived_paths?: { [key: string]: DerivedPaths };
   /** Reason sent when a block must carry non-empty text and the verdict has none. */
   default_block_reason: string;
   /** What the hook entry answers when the hook itself fails (bad payload, judge error), following the host's own failure posture. */
@@ -366,6 +401,8 @@ export interface HostDeclaration {
   notes: Note[];
   /** How this host's hook blocks a call: the exit code and, if the host reads one, the body the hook entry sends when ACP_FAIL_CLOSED=1 turns a failure into a block. Absent: exit 2 with the failure_response body. */
   block_response?: FailureResponse;
+  /** How the declaration's gating facts (block signal, gated kinds) are known, with where; docs/hosts.md shows it for every host. Absent: lab_verified where versions.lab_pinned is set, else source_read. */
+  evidence?: Evidence;
 }
 
 /** Canonical tools whose input the contract models (tool-input-keys.json). */

@@ -84,6 +84,21 @@ class DeadHooks:
 
 
 if TYPE_CHECKING:
+    EvidenceLevel: TypeAlias = Literal["lab_verified", "source_read", "host_docs", "third_party"]
+    """How a host fact is known, strongest first: seen on the real host in the lab, read in the host's own source or shipped bundle, read in the host's own documentation, or only reported by a third party. A third-party report never makes a render claim a block."""
+
+
+class EvidenceLevels:
+    """Values of EvidenceLevel, defined in host.schema.json."""
+
+    ALL: Final[tuple[EvidenceLevel, ...]] = ("lab_verified", "source_read", "host_docs", "third_party")
+    LAB_VERIFIED: Final = "lab_verified"
+    SOURCE_READ: Final = "source_read"
+    HOST_DOCS: Final = "host_docs"
+    THIRD_PARTY: Final = "third_party"
+
+
+if TYPE_CHECKING:
     VetoingCoverage: TypeAlias = Literal["covered", "partial"]
     """Coverage statuses under which a block on a gated kind is honoured."""
 
@@ -213,7 +228,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "derived_paths", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response", "evidence")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -226,6 +241,7 @@ class HostDeclarationFields:
     NATIVE_EVENT_FOR: Final = "native_event_for"
     TOOL_ALIASES: Final = "tool_aliases"
     INPUT_KEY_RENAMES: Final = "input_key_renames"
+    DERIVED_PATHS: Final = "derived_paths"
     DEFAULT_BLOCK_REASON: Final = "default_block_reason"
     FAILURE_RESPONSE: Final = "failure_response"
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
@@ -239,6 +255,7 @@ class HostDeclarationFields:
     FORMS: Final = "forms"
     NOTES: Final = "notes"
     BLOCK_RESPONSE: Final = "block_response"
+    EVIDENCE: Final = "evidence"
 
 
 class BuiltFromFields:
@@ -247,6 +264,22 @@ class BuiltFromFields:
     ALL: Final[tuple[str, ...]] = ("version", "not_in_lab")
     VERSION: Final = "version"
     NOT_IN_LAB: Final = "not_in_lab"
+
+
+class DerivedPathsFields:
+    """Field names of DerivedPaths, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("key", "form")
+    KEY: Final = "key"
+    FORM: Final = "form"
+
+
+class EvidenceFields:
+    """Field names of Evidence, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("level", "at")
+    LEVEL: Final = "level"
+    AT: Final = "at"
 
 
 class FailureResponseFields:
@@ -260,20 +293,22 @@ class FailureResponseFields:
 class FormFields:
     """Field names of Form, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set")
+    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set", "evidence")
     FACT: Final = "fact"
     SOURCE: Final = "source"
     LAB_VERIFIED: Final = "lab_verified"
     SET: Final = "set"
+    EVIDENCE: Final = "evidence"
 
 
 class NoteFields:
     """Field names of Note, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified")
+    ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "evidence")
     FACT: Final = "fact"
     SOURCE: Final = "source"
     LAB_VERIFIED: Final = "lab_verified"
+    EVIDENCE: Final = "evidence"
 
 
 class OverlayFields:
@@ -296,7 +331,7 @@ class OverlayFields:
 class VersionFactFields:
     """Field names of VersionFact, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("id", "fact", "since", "until", "source", "lab_verified", "set")
+    ALL: Final[tuple[str, ...]] = ("id", "fact", "since", "until", "source", "lab_verified", "set", "evidence")
     ID: Final = "id"
     FACT: Final = "fact"
     SINCE: Final = "since"
@@ -304,6 +339,7 @@ class VersionFactFields:
     SOURCE: Final = "source"
     LAB_VERIFIED: Final = "lab_verified"
     SET: Final = "set"
+    EVIDENCE: Final = "evidence"
 
 
 class VersionRangeFields:
@@ -499,6 +535,7 @@ if not TYPE_CHECKING:  # the aliases above, for who reads them at run time (_laz
             "CallClass": ("builtin", "mcp", "subagent", "resumed"),
             "CoverageStatus": ("covered", "partial", "uncovered", "unknown"),
             "DeadHook": ("runs", "blocks", "blocks_fail_closed"),
+            "EvidenceLevel": ("lab_verified", "source_read", "host_docs", "third_party"),
             "VetoingCoverage": ("covered", "partial"),
             "UnparsedOutcome": ("match", "no_match"),
             "UnrenderedDecision": ("deny", "allow"),

@@ -13,6 +13,7 @@ from .._generated.constants import (
     EventKinds,
     EventMetaFields,
     IntegrationModes,
+    ModeledTools,
     NativeResponseFields,
     StandardMetaFields,
     ToolCallEventFields,
@@ -72,6 +73,7 @@ _POST_TOOL: Final = EventKinds.POST_TOOL
 _UNKNOWN: Final = EventKinds.UNKNOWN
 _MCP: Final = CallClasses.MCP
 _BUILTIN: Final = CallClasses.BUILTIN
+_EDIT: Final = ModeledTools.EDIT
 # RFC 8259 whitespace, and a scanner of json's default decoder settings (NaN accepted, as json.loads).
 _JSON_SPACE: Final = " \t\n\r"
 _scan_json: Final = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__
@@ -245,6 +247,9 @@ class HostAdapter:
         self._renames: dict[str, tuple[tuple[str, str], ...]] = {
             tool: tuple(renames.items()) for tool, renames in decl.INPUT_KEY_RENAMES.items()
         }
+        # Native tool -> (input key, form) naming every file it changes (derived_paths); a
+        # declaration generated before the field existed names none.
+        self._derived: dict[str, tuple[str, str]] = dict(getattr(decl, "DERIVED_PATHS", {}))
         # (native tool, host's own tool) -> tool_rule: the canonical name, or the (alias, input
         # key) pair where the call's input decides it.
         self._tools: dict[tuple[str, bool], str | tuple[str, str | None]] = {}
@@ -421,6 +426,14 @@ class HostAdapter:
             renames = at._renames.get(native_tool)
             if renames is not None:
                 move_input_keys(tool_input, renames)  # in place: the event's own dict (docstring)
+        written = None
+        if native_tool is not None and host_tool and self._derived:
+            derived = self._derived.get(native_tool)
+            if derived is not None:
+                # Every file the call changes, from the declared key (a patch, a path list).
+                from ._paths import derive_paths
+
+                written = derive_paths(tool_input, *derived)
         tool: str | None
         alias_class = _BUILTIN if host_tool else calls
         if tool_aliases is None and native_tool is not None:
@@ -438,6 +451,8 @@ class HostAdapter:
         else:
             aliases = decl.TOOL_ALIASES if tool_aliases is None else tool_aliases
             tool = canonical_tool(native_tool, tool_input, alias_class, aliases)
+        if written is not None and tool == _EDIT:
+            tool = written  # a patch that only adds files is a Write
         plan = at._event_plans.get((kind, calls))
         if plan is None:
             plan = at._event_plan(kind, calls)

@@ -33,15 +33,23 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"delegate": "pre_tool", "tool.call": "pre_tool", "tool.result": "post_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "tool.result", "pre_tool": "delegate"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"create_file": "Write", "edit_file": "Edit"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"apply_patch": "Edit", "create_file": "Write", "delete_file": "Edit", "edit_file": "Edit", "read_web_page": "WebFetch", "repl": "Bash"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "Bash": MappingProxyType({"cmd": "command"}),
         "create_file": MappingProxyType({"path": "file_path"}),
+        "delete_file": MappingProxyType({"path": "file_path"}),
         "edit_file": MappingProxyType({"path": "file_path"}),
         "Read": MappingProxyType({"path": "file_path"}),
+        "repl": MappingProxyType({"code": "command"}),
     }
 )
+# Per native tool, the input key naming every file it changes and its form (host.schema.json derived_paths).
+DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
+    "apply_patch": ("*", "patch"),
+})
+# How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
+EVIDENCE: Final[tuple[str, str] | None] = ("host_docs", "Amp manual, permissions and legacy permission rules (ampcode.com, as copied 2026-10); Plugin API page (read 2026-12-01)")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 1
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None

@@ -18,29 +18,37 @@ if TYPE_CHECKING:
 AGENT: Final = "auggie"
 INTEGRATION_MODE: Final[IntegrationMode] = "external_hook"
 PRIMARY_GATE_PRESENT: Final = True
-COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "unknown", "resumed": "unknown", "subagent": "unknown"})
+COVERAGE: Final[Mapping[CallClass, CoverageStatus]] = MappingProxyType({"builtin": "covered", "mcp": "covered", "resumed": "unknown", "subagent": "covered"})
 GATED_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
 COVERAGE_KINDS: Final[frozenset[EventKind]] = frozenset({"pre_tool"})
-NATIVE_ASK_TIER: Final = True
+NATIVE_ASK_TIER: Final = False
 UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingProxyType(
     {
         "post_tool": frozenset({"mutated_input", "mutated_output"}),
         "pre_tool": frozenset({"additional_context", "mutated_output"}),
         "prompt_submit": frozenset({"additional_context", "mutated_input", "mutated_output"}),
-        "session_start": frozenset({"mutated_input", "mutated_output"}),
+        "session_start": frozenset({"additional_context", "mutated_input", "mutated_output"}),
         "unknown": frozenset({"additional_context", "mutated_input", "mutated_output"}),
     }
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "session_start": "SessionStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"launch-process": "Bash", "save-file": "Write", "str-replace-editor": "Edit", "view": "Read", "web-fetch": "WebFetch"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"apply_patch": "Edit", "launch-process": "Bash", "remove-files": "Edit", "save-file": "Write", "str-replace-editor": "Edit", "view": "Read", "web-fetch": "WebFetch", "write-process": "Bash"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "save-file": MappingProxyType({"path": "file_path"}),
         "str-replace-editor": MappingProxyType({"path": "file_path"}),
         "view": MappingProxyType({"path": "file_path"}),
+        "write-process": MappingProxyType({"input_text": "command"}),
     }
 )
+# Per native tool, the input key naming every file it changes and its form (host.schema.json derived_paths).
+DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
+    "apply_patch": ("input", "patch"),
+    "remove-files": ("file_paths", "list"),
+})
+# How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
+EVIDENCE: Final[tuple[str, str] | None] = ("source_read", "@augmentcode/auggie 0.36.0 (npm) augment.mjs, sha256 6229e1685a5c4f9305ad333d76cd1a05c4315e6a9c8af3bbc75170b524005306")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None

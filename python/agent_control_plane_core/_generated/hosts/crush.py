@@ -33,11 +33,17 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PreToolUse": "pre_tool"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"pre_tool": "PreToolUse"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bash": "Bash", "edit": "Edit", "fetch": "WebFetch", "view": "Read", "write": "Write"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"agentic_fetch": "WebFetch", "bash": "Bash", "download": "Write", "edit": "Edit", "fetch": "WebFetch", "lsp_rename": "Edit", "lsp_replace_symbol": "Edit", "multiedit": "Edit", "view": "Read", "web_fetch": "WebFetch", "write": "Write"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
+        "lsp_rename": MappingProxyType({"path": "file_path"}),
     }
 )
+# Per native tool, the input key naming every file it changes and its form (host.schema.json derived_paths).
+DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
+})
+# How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
+EVIDENCE: Final[tuple[str, str] | None] = ("source_read", "charmbracelet/crush @ 37f36e93824e5c4f892e4a817f7f628e2682fe14")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None

@@ -39,6 +39,11 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
         "run_command": MappingProxyType({"command_line": "command"}),
     }
 )
+# Per native tool, the input key naming every file it changes and its form (host.schema.json derived_paths).
+DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
+})
+# How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
+EVIDENCE: Final[tuple[str, str] | None] = None
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
