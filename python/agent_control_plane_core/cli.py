@@ -616,8 +616,10 @@ def _cmd_install(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(plan.diff(), end="")
         return 0
+    from ._uninstall import recorded_apply
+
     try:
-        plan.apply()
+        recorded_apply(plan)  # issue 28: what acp uninstall puts back
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
     for written in (plan, *plan.also):
@@ -874,6 +876,9 @@ def _parser() -> argparse.ArgumentParser:
         "gen", _cmd_gen, "Regenerate the bindings from the schema (source checkout only)."
     )
     sub.add_argument("--check", action="store_true", help="compare instead of writing")
+    from ._fleet_cli import register as register_fleet
+
+    register_fleet(command)  # issue 28: uninstall, status
     return parser
 
 
