@@ -369,6 +369,22 @@ def test_a_redacted_secret_is_in_no_byte_sent(
     assert b"[REDACTED]" in b"".join(body for _path, body in sent)
 
 
+def test_a_hook_that_cannot_load_its_rule_file_is_exported_as_a_failure(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    log = tmp_path / "audit.jsonl"
+    missing = tmp_path / "missing.toml"
+    env = {"ACP_POLICY": str(missing), "ACP_AUDIT_LOG": str(log), **NO_COVERAGE}
+    run_hook("gemini", _fixture_case("gemini", "pre_tool"), **env)
+    assert export(receiver, log).returncode == 0
+    (record,) = receiver.logs()
+    attributes = record["attributes"]
+    assert attributes[m.FAILURE] is True and str(missing) in attributes[m.FAILURE_REASON]
+    assert record["severity"] == "ERROR" and attributes[m.HOST] == "gemini"
+    (span,) = receiver.spans()
+    assert span["span_id"] == record["span_id"]
+
+
 # Writes every import the hook process attempts (os._exit leaves no atexit to ask at the end).
 SPY = """
 import runpy, sys

@@ -42,13 +42,27 @@ def test_a_failure_record_maps_to_an_error_without_a_span() -> None:
     assert mapped.end_ns == 0 and mapped.start_ns == 0
     assert attributes[m.FAILURE] is True and attributes[m.DECISION_ESCALATED] == "deny"
     assert m.DECISION not in attributes and attributes[m.ESCALATED] is False
+    assert attributes[m.FAILURE_REASON] == "judge raised ValueError"
     # Fields this exporter does not model arrive under acp.record.<name>, never dropped.
-    assert attributes["acp.record.failure"] == "judge raised ValueError"
     assert attributes["acp.record.policy.name"] == "org"
     assert attributes["acp.record.policy.layer"] == "managed"
     assert "acp.record.policy.nested" not in attributes
     assert attributes["acp.record.rules"] == ["a", "b"]
     assert mapped.body == "claude - - -> deny (enforced)"
+
+
+def test_a_failure_with_its_event_is_an_error_and_the_required_fields_are_the_schemas() -> None:
+    from agent_control_plane_core.export import _reader
+
+    event = {"event": "pre_tool", "tool": "Bash", "meta": {}}
+    record = {**RECORD, "event": event, "failure": "f" * 5000, "enforced": False}
+    mapped = m.map_record(record, b"l", number=1, offset=0)
+    assert mapped.severity == "ERROR" and mapped.span_name == "execute_tool Bash"
+    assert mapped.attributes[m.FAILURE] is True
+    assert mapped.attributes[m.FAILURE_REASON].endswith("…")
+    schema = Path(__file__).resolve().parent.parent / "schema/control-plane/v1"
+    document = json.loads((schema / "audit-record.schema.json").read_text(encoding="utf-8"))
+    assert set(document["required"]) == _reader._REQUIRED
 
 
 def test_an_escalated_ask_a_long_reason_and_a_prompt() -> None:

@@ -48,6 +48,7 @@ _KNOWN: Final = frozenset(
         AuditRecordFields.ENFORCED,
         AuditRecordFields.DURATION_MS,
         AuditRecordFields.UNRENDERED,
+        AuditRecordFields.FAILURE,
     }
 )
 _TOOL_KINDS: Final = frozenset({EventKinds.PRE_TOOL, EventKinds.POST_TOOL})
@@ -71,6 +72,7 @@ DECISION: Final = _attr(VerdictFields.DECISION)
 DECISION_ESCALATED: Final = _attr(VerdictFields.DECISION, "escalated")
 ESCALATED: Final = _attr("escalated")
 FAILURE: Final = _attr("failure")
+FAILURE_REASON: Final = _attr(AuditRecordFields.FAILURE, "reason")
 ENFORCED: Final = _attr(AuditRecordFields.ENFORCED)
 REASON: Final = _attr(VerdictFields.REASON)
 CONTENT: Final = _attr("verdict", "content")
@@ -161,11 +163,14 @@ def map_record(
     put(DECISION, decision)
     put(DECISION_ESCALATED, answered)
     put(ESCALATED, decision is not None and answered != decision)
-    put(FAILURE, verdict_doc is None)
+    failure = to_string(record.get(AuditRecordFields.FAILURE))
+    put(FAILURE, verdict_doc is None or failure is not None)
+    if failure is not None:
+        put(FAILURE_REASON, _cut(failure))
     put(ENFORCED, enforced)
     reason = to_string(verdict.get(VerdictFields.REASON))
     if reason is not None:
-        put(REASON, reason if len(reason) <= _REASON_LIMIT else reason[:_REASON_LIMIT] + "…")
+        put(REASON, _cut(reason))
     rewritten = [name for name in ContentFields.ALL if name in verdict]
     if rewritten:
         attributes[CONTENT] = rewritten
@@ -194,9 +199,8 @@ def map_record(
     body = f"{host} {kind or '-'} {tool or '-'} -> {answered or 'failure'}"
     if enforced:
         body += " (enforced)"
-    severity = (
-        "ERROR" if verdict_doc is None else ("WARN" if answered != Decisions.ALLOW else "INFO")
-    )
+    failed = verdict_doc is None or failure is not None
+    severity = "ERROR" if failed else ("WARN" if answered != Decisions.ALLOW else "INFO")
     return Mapped(
         attributes,
         body,
@@ -207,6 +211,11 @@ def map_record(
         int.from_bytes(digest[16:24], "big") or 1,
         f"{EXECUTE_TOOL} {tool}" if is_tool_call else None,
     )
+
+
+def _cut(text: str) -> str:
+    """A text of at most _REASON_LIMIT characters; a longer one is cut and ends in an ellipsis."""
+    return text if len(text) <= _REASON_LIMIT else text[:_REASON_LIMIT] + "…"
 
 
 def _first(values: dict[str, Any], keys: tuple[str, ...]) -> str | None:
