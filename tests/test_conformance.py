@@ -39,6 +39,16 @@ CLAUDE_NATIVE: dict[str, Any] = {
 }
 
 
+def _alias_native(adapter: Any, native: str) -> dict[str, Any]:
+    """A call of one host alias with its target's input key, as the host names it (MultiEdit)."""
+    from agent_control_plane_core import MODELED_TOOL_INPUT_KEYS
+
+    key = MODELED_TOOL_INPUT_KEYS[adapter.TOOL_ALIASES[native]]
+    renames = adapter.DECLARATION.INPUT_KEY_RENAMES.get(native, {})
+    named = next((old for old, new in renames.items() if new == key), key)
+    return {**CLAUDE_NATIVE, "tool_name": native, "tool_input": {named: "x"}}
+
+
 def _claude_file() -> dict[str, Any]:
     adapter = adapter_for("claude")
     event = adapter.parse(copy.deepcopy(CLAUDE_NATIVE))
@@ -54,7 +64,7 @@ def _claude_file() -> dict[str, Any]:
         render[name] = {"verdict": verdict, "native": native}
     alias = {**CLAUDE_NATIVE, "tool_name": "run_shell_command"}
     # Every host alias needs its witness too (alias-witnessed): PowerShell -> Bash (L9).
-    host_aliases = [{**CLAUDE_NATIVE, "tool_name": native} for native in adapter.TOOL_ALIASES]
+    host_aliases = [_alias_native(adapter, native) for native in adapter.TOOL_ALIASES]
     return {
         "agent": "claude",
         "cases": [

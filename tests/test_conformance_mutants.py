@@ -96,6 +96,26 @@ CLAUDE_CASES: list[dict[str, Any]] = [
         },
         "scenarios": {"deny": {"verdict": {"decision": "deny", "reason": "recursive delete"}}},
     },
+    {
+        "name": "MultiEdit",
+        "call_class": "builtin",
+        "native": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "MultiEdit",
+            "tool_input": {"file_path": "/etc/hosts", "edits": []},
+        },
+        "scenarios": {"deny": {"verdict": {"decision": "deny", "reason": "outside"}}},
+    },
+    {
+        "name": "NotebookEdit",
+        "call_class": "builtin",
+        "native": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "NotebookEdit",
+            "tool_input": {"notebook_path": "/srv/n.ipynb", "new_source": ""},
+        },
+        "scenarios": {"deny": {"verdict": {"decision": "deny", "reason": "outside"}}},
+    },
 ]
 
 GEMINI_CASES: list[dict[str, Any]] = [

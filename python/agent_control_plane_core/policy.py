@@ -159,7 +159,7 @@ class _Rule:
         field: str | None,
         match: _Lazy | None,
         command: _Command | None,
-        paths: tuple[_Lazy, ...] | None,
+        paths: tuple[_PathGlob, ...] | None,
         on_unparsed: UnparsedOutcome,
         decision: Decision,
         reason: str | None,
@@ -720,6 +720,8 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str], checked: bool
     path_globs = _strings(raw, fields.PATHS, problems)
     if path_globs is not None and (not path_globs or not all(path_globs)):
         problems.append(f"field {fields.PATHS}: must list at least one non-empty pattern")
+    for glob in path_globs or ():
+        problems += [f"field {fields.PATHS}: {text}" for text in _anchor_problems(glob)]
     reason = text(fields.REASON)
     context = text(fields.CONTEXT)
     rewrite = _rewrite(raw.get(fields.REWRITE), problems, checked)
@@ -732,7 +734,7 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str], checked: bool
         field=field,
         match=match,
         command=command,
-        paths=None if path_globs is None else tuple(_Lazy(g, glob=True) for g in path_globs),
+        paths=None if path_globs is None else tuple(_PathGlob(g) for g in path_globs),
         on_unparsed=on_unparsed,
         decision=decision,
         reason=reason,
@@ -1339,7 +1341,21 @@ def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[s
     hits = 0
     for path in paths:
         absolute = _absolute(path, event.meta.cwd)
-        glob = next((g.pattern for g in rule.paths if g.get().match(absolute)), None)
+        glob = None
+        for candidate in rule.paths:
+            hit = candidate.matches(absolute, event)
+            if hit is None:
+                # An anchor with no value (no cwd in the event): unreadable, never a silent pass.
+                if every or not _fails_closed(rule):
+                    continue
+                why.append(
+                    f"{candidate.pattern!r} names an anchor this call has no value for"
+                    + _UNPARSED_NOTE
+                )
+                return True
+            if hit:
+                glob = candidate.pattern
+                break
         if glob is not None:
             hits += 1
             if not every:
@@ -1351,3 +1367,101 @@ def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[s
         why.append(f"every path matched ({hits})")
         return True
     return False
+
+
+# ---- path anchors (issue 26) ------------------------------------------------------------------
+
+# {project}: ACP_PROJECT_DIR where the hook runs (absolute), else the event's cwd; {cwd}: the
+# event's cwd; {home}: HOME. A leading ! matches the paths the rest of the pattern does not.
+_PROJECT_ENV: Final = "ACP_PROJECT_DIR"
+_ANCHORS: Final = ("{project}", "{cwd}", "{home}")
+_NOT: Final = "!"
+
+
+def _anchor_problems(pattern: str) -> list[str]:
+    """A problem per {name} in a path pattern that is not a known anchor (with a suggestion)."""
+    found = []
+    for name in re.findall(r"\{[^{}/]*\}", pattern):
+        if name in _ANCHORS:
+            continue
+        from difflib import get_close_matches
+
+        close = get_close_matches(name, _ANCHORS, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        found.append(
+            f"{pattern!r} names {name}, which is not an anchor (known: {', '.join(_ANCHORS)}){hint}"
+        )
+    return found
+
+
+def _anchor_value(anchor: str, event: ToolCallEvent) -> str | None:
+    cwd = event.meta.cwd if isinstance(event.meta.cwd, str) and event.meta.cwd else None
+    if cwd is None:
+        # A host that sends no cwd starts its hooks in the project folder.
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = None
+    if anchor == "{home}":
+        value: str | None = os.environ.get("HOME") or None
+    elif anchor == "{project}":
+        value = os.environ.get(_PROJECT_ENV) or cwd
+    else:
+        value = cwd
+    if value is None or not (value.startswith(("/", "\\")) or value[1:2] == ":"):
+        return None  # unknown, or relative: nothing to anchor on
+    return _absolute(value, "/").rstrip("/")
+
+
+class _PathGlob:
+    """A paths pattern: a glob, perhaps anchored ({project}/**) and perhaps negated (!...)."""
+
+    __slots__ = ("_compiled", "_plain", "_template", "negated", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.negated = pattern.startswith(_NOT)
+        text = pattern[1:] if self.negated else pattern
+        anchored = any(anchor in text for anchor in _ANCHORS)
+        self._plain = None if anchored else _Lazy(text, glob=True)
+        self._template = ""
+        if anchored:
+            # Each anchor becomes a marker the glob translation escapes like any character; the
+            # folder replaces it in the regular expression, as literal text (re.escape).
+            for number, anchor in enumerate(_ANCHORS):
+                text = text.replace(anchor, _marker(number))
+            if text.startswith("\x00"):
+                text = "/" + text  # an anchored pattern is absolute
+            self._template = _glob(text).pattern
+        self._compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+    def matches(self, path: str, event: ToolCallEvent) -> bool | None:
+        """Whether the normalized path matches; None when an anchor has no value for this call."""
+        if self._plain is not None:
+            return (self._plain.get().match(path) is not None) != self.negated
+        values = []
+        for number, anchor in enumerate(_ANCHORS):
+            value = ""
+            if re.escape(_marker(number)) in self._template:
+                found = _anchor_value(anchor, event)
+                if found is None:
+                    return None
+                value = found
+            values.append(value)
+        key = tuple(values)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            if len(self._compiled) > 16:
+                self._compiled.clear()  # bounded: one entry per project the process sees
+            source = self._template
+            for number, value in enumerate(values):
+                marker = re.escape(_marker(number))
+                # After the leading / the template added, the folder's own leading / is dropped.
+                source = source.replace(re.escape("/") + marker, re.escape(value))
+                source = source.replace(marker, re.escape(value))
+            compiled = self._compiled[key] = re.compile(source, re.DOTALL)
+        return (compiled.match(path) is not None) != self.negated
+
+
+def _marker(number: int) -> str:
+    return f"\x00{number}\x00"

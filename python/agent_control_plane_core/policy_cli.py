@@ -57,20 +57,36 @@ def _test(files: Sequence[str], agents: Sequence[str], fixtures: str | None) -> 
                     detail = f" (rule {run.explanation.rule or 'none'}{': ' + why if why else ''})"
                 tests[run.test].append(f"{run.agent}: {run.problem}{detail}")
         bad = {test: problems for test, problems in tests.items() if problems}
+        # Issue 26: a test no host ran checked nothing; it is not counted as passed.
+        ran_on = {run.test for run in runs if not run.skipped}
+        unrun = [test for test in tests if test not in ran_on]
         for test, problems in bad.items():
             print(f"FAIL {test}")
             for problem in problems:
                 print(f"     {problem}")
         ran = len(runs) - skipped
         hosts = len({run.agent for run in runs if not run.skipped})
+        for test in unrun:
+            print(f"NOT RUN {test} (no host could build this call)")
         print(
-            f"{name}: {len(tests) - len(bad)} of {len(tests)} test(s) passed,"
+            f"{name}: {len(tests) - len(bad) - len(unrun)} of {len(tests)} test(s) passed,"
             f" {ran} host run(s) on {hosts} host(s)"
             + (f", {skipped} skipped (the host has no such event)" if skipped else "")
         )
-        failed += bool(bad) or not tests
+        # With --agent, a test the chosen hosts cannot build is listed, and fails only a run
+        # that checked nothing at all; on every host, a test no host ran fails.
+        failing = bool(unrun) and (not agents or not ran)
+        failed += bool(bad) or not tests or failing
         if not tests:
             print(f"{name}: no [[tests]] to run", file=sys.stderr)
+        elif failing:
+            # Issue 26: a run that checked nothing is a failure, never a pass.
+            what = "no test ran on any host" if not ran else f"{len(unrun)} test(s) ran on no host"
+            print(
+                f"{name}: {what}, so nothing checked them; give the host fixture"
+                " folder with --fixtures DIR (or name hosts with --agent that have the events)",
+                file=sys.stderr,
+            )
     return 1 if failed else 0
 
 

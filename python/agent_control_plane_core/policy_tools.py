@@ -28,6 +28,8 @@ __all__ = ["Change", "HostRun", "describe", "explain_text", "fixtures_dir", "rep
 # fixtures/<host>.json of a source checkout: the host's own golden payloads are the templates a
 # test's canonical call is put into, so each host's real parse runs (no host names typed here).
 _CHECKOUT_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+# The golden fixtures the wheel ships (issue 31), for an install without a checkout (issue 26).
+_PACKAGED_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 class HostRun(NamedTuple):
@@ -42,9 +44,11 @@ class HostRun(NamedTuple):
 
 
 def fixtures_dir(given: str | None = None) -> Path | None:
-    """The folder of host fixture files: the one given, else the checkout's, else None."""
-    folder = Path(given) if given else _CHECKOUT_FIXTURES
-    return folder if (folder / f"{AGENT_IDS[0]}.json").is_file() else None
+    """The folder of host fixture files: the one given, else the checkout's, else the wheel's."""
+    for folder in [Path(given)] if given else [_CHECKOUT_FIXTURES, _PACKAGED_FIXTURES]:
+        if (folder / f"{AGENT_IDS[0]}.json").is_file():
+            return folder
+    return None
 
 
 def run_tests(path: str, agents: Iterable[str] = (), fixtures: Path | None = None) -> list[HostRun]:
@@ -231,6 +235,9 @@ class _Templates:
         event = adapter.parse(native)
         if event.tool != tool or event.event != old[ToolCallEventFields.EVENT]:
             return None
+        if isinstance(cwd, str) and event.meta.cwd != cwd:
+            # No cwd in this host's payload, or one derived from a list of roots.
+            raise _NoTemplate(f"{agent}'s payload cannot carry the test's cwd", skip=True)
         if any(event.input.get(key) != value for key, value in tool_input.items()):
             return None
         if output is not None and not _holds(event.response, str(output)):

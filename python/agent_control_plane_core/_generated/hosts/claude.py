@@ -33,9 +33,10 @@ UNRENDERED_FIELDS: Final[Mapping[EventKind, frozenset[ContentField]]] = MappingP
 )
 NATIVE_EVENTS: Final[Mapping[str, EventKind]] = MappingProxyType({"PermissionRequest": "pre_tool", "PostToolUse": "post_tool", "PreToolUse": "pre_tool", "SessionStart": "session_start", "UserPromptSubmit": "prompt_submit"})
 NATIVE_EVENT_FOR: Final[Mapping[EventKind, str]] = MappingProxyType({"post_tool": "PostToolUse", "pre_tool": "PreToolUse", "prompt_submit": "UserPromptSubmit", "session_start": "SessionStart"})
-TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"PowerShell": "Bash"})
+TOOL_ALIASES: Final[Mapping[str, str]] = MappingProxyType({"MultiEdit": "Edit", "NotebookEdit": "Edit", "PowerShell": "Bash"})
 INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
+        "NotebookEdit": MappingProxyType({"notebook_path": "file_path"}),
     }
 )
 # Per native tool, the input key naming every file it changes and its form (host.schema.json derived_paths).
