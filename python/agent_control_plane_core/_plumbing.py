@@ -31,7 +31,7 @@ __all__ = [
 class HookAnswer:
     """One hook call's outcome: the response, and the event and verdict when they got that far."""
 
-    __slots__ = ("body", "event", "failure", "notes", "response", "unrendered", "verdict")
+    __slots__ = ("body", "event", "failure", "notes", "response", "rule", "unrendered", "verdict")
 
     def __init__(
         self,
@@ -42,6 +42,7 @@ class HookAnswer:
         unrendered: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
         failure: str | None = None,
+        rule: str | None = None,
     ) -> None:
         self.response = response
         self.event = event
@@ -54,6 +55,8 @@ class HookAnswer:
         self.notes = notes
         # Why the entry did not answer with the judge's own verdict (the audit record says so).
         self.failure = failure
+        # The policy rule that decided, when a rule file's judge said (issue 26).
+        self.rule = rule
 
 
 def read_stdin() -> str:

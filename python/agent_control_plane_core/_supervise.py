@@ -148,6 +148,7 @@ def _encode(outcome: HookAnswer, notes: list[str], *, detail: bool) -> bytes:
         "notes": list(outcome.notes),
         "entry_notes": notes,
         "failure": outcome.failure,
+        "rule": outcome.rule,
     }
     if detail:
         with_detail = {
@@ -200,6 +201,7 @@ def _decode(message: bytes, notes: list[str]) -> HookAnswer:
         tuple(doc["unrendered"]),
         tuple(doc["notes"]),
         doc.get("failure"),
+        doc.get("rule"),
     )
 
 

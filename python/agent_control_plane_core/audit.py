@@ -30,6 +30,7 @@ _NO_VERDICT: Final = "(no verdict)"
 _REQUIRED: Final = frozenset(AuditRecordFields.ALL) - {
     AuditRecordFields.UNRENDERED,
     AuditRecordFields.FAILURE,
+    AuditRecordFields.RULE,
 }
 
 
@@ -42,6 +43,7 @@ def hook_record(
     duration_ms: float,
     unrendered: tuple[str, ...] = (),
     failure: str | None = None,
+    rule: str | None = None,
 ) -> dict[str, Any]:
     """The audit record of one hook call, in audit-record.schema.json field order."""
     event_doc = None if event is None else event.to_dict()
@@ -62,6 +64,8 @@ def hook_record(
     if unrendered:
         # Issue 17: the fields the host could not carry are named, never dropped silently.
         record[fields.UNRENDERED] = list(unrendered)
+    if rule:
+        record[fields.RULE] = rule
     if failure:
         # Issue 26: a configuration error or a failed answer is said in the record itself.
         record[fields.FAILURE] = failure
@@ -160,6 +164,7 @@ def append_hook_record(
     duration_ms: float,
     unrendered: tuple[str, ...] = (),
     failure: str | None = None,
+    rule: str | None = None,
 ) -> None:
     """Append the record of one hook call to the audit log at path; raises OSError on failure."""
     append_line(
@@ -172,6 +177,7 @@ def append_hook_record(
             duration_ms=duration_ms,
             unrendered=unrendered,
             failure=failure,
+            rule=rule,
         ),
     )
 
@@ -219,6 +225,52 @@ def _table(title: str, counts: Counter[str]) -> list[str]:
     return lines
 
 
+def _not_allowed(records: list[dict[str, Any]]) -> list[str]:
+    """Issue 26: every call that was not a plain allow, one line each, oldest first."""
+    from ._generated.constants import MODELED_TOOL_INPUT_KEYS
+
+    lines = []
+    for record in records:
+        verdict = to_object(record[AuditRecordFields.VERDICT])
+        decision = to_string(verdict.get(VerdictFields.DECISION))
+        failure = to_string(record.get(AuditRecordFields.FAILURE))
+        if decision == "allow" and failure is None:
+            continue
+        event = to_object(record[AuditRecordFields.EVENT])
+        tool = _tool(record)
+        inputs = to_object(event.get(ToolCallEventFields.INPUT))
+        value = inputs.get(MODELED_TOOL_INPUT_KEYS.get(tool, ""))
+        what = (
+            ""
+            if value is None
+            else " " + _clip(value if isinstance(value, str) else json.dumps(value))
+        )
+        if failure is not None or decision is None:
+            outcome = "failed"
+        elif (
+            decision == "ask"
+            and record[AuditRecordFields.ENFORCED] is True
+            and record[AuditRecordFields.EXIT_CODE] != 0
+        ):
+            outcome = "ask, escalated to a block"
+        else:
+            outcome = decision
+        reason = failure or to_string(verdict.get(VerdictFields.REASON)) or ""
+        rule = to_string(record.get(AuditRecordFields.RULE))
+        lines.append(
+            f"  {record[AuditRecordFields.TIME]}  {record[AuditRecordFields.AGENT]} {tool}{what}"
+            f" -> {outcome}"
+            + (f" by {rule}" if rule else "")
+            + (f": {_clip(reason, 160)}" if reason else "")
+        )
+    return [f"denied, asked or failed ({len(lines)}):", *lines]
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def summarize(lines: Iterable[str], *, slowest: int = 5) -> str:
     """Counts by agent, tool and decision, and the slowest calls, of an audit log's lines."""
     records, bad = _records(lines)
@@ -234,6 +286,7 @@ def summarize(lines: Iterable[str], *, slowest: int = 5) -> str:
         value = record[AuditRecordFields.DURATION_MS]
         return float(value) if isinstance(value, (int, float)) else 0.0
 
+    out += _not_allowed(records)
     out.append(f"slowest {min(slowest, len(records))}:")
     for record in sorted(records, key=duration, reverse=True)[:slowest]:
         out.append(

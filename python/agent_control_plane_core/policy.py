@@ -215,13 +215,17 @@ class PolicyJudge:
     def __init__(self, rules: Sequence[_Rule], source: str) -> None:
         self._rules = tuple(rules)
         self.source = source
+        self.last_rule: str | None = None
 
     def __repr__(self) -> str:
         return f"<PolicyJudge {self.source!r} with {len(self._rules)} rule(s)>"
 
     def __call__(self, event: ToolCallEvent) -> Verdict:
         """The verdict of the first rule that matches the event; allow when none does."""
-        return self.explain(event).verdict
+        explanation = self.explain(event)
+        # The hook entry writes it into the audit record (issue 26).
+        self.last_rule = explanation.rule
+        return explanation.verdict
 
     def explain(self, event: ToolCallEvent) -> Explanation:
         """The deciding rule, its verdict and the tokens or paths that made it match."""

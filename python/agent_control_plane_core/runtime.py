@@ -257,7 +257,16 @@ def _hook_answer(
         body = None if response.stdout is ABSENT else json_bytes(response.stdout)
     except Exception as exc:
         return failed(f"render failed ({type(exc).__name__}: {exc})", event)
-    return HookAnswer(response, event, verdict, body, dropped, tuple(notes))
+    rule = getattr(judge, "last_rule", None)
+    return HookAnswer(
+        response,
+        event,
+        verdict,
+        body,
+        dropped,
+        tuple(notes),
+        rule=rule if isinstance(rule, str) else None,
+    )
 
 
 def _sender_adapter(
@@ -623,6 +632,7 @@ def _audit(
             duration_ms=(time.monotonic() - started) * 1000,
             unrendered=outcome.unrendered,
             failure=outcome.failure,
+            rule=outcome.rule,
         )
     except Exception as exc:  # the audit trail is advisory; the decision stands
         # A separate line after the response's own stderr text (see _Answer.send).

@@ -213,7 +213,7 @@ class Decisions:
 class AuditRecordFields:
     """Field names of AuditRecord, in audit-record.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered", "failure")
+    ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered", "rule", "failure")
     TIME: Final = "time"
     AGENT: Final = "agent"
     EVENT: Final = "event"
@@ -222,6 +222,7 @@ class AuditRecordFields:
     ENFORCED: Final = "enforced"
     DURATION_MS: Final = "duration_ms"
     UNRENDERED: Final = "unrendered"
+    RULE: Final = "rule"
     FAILURE: Final = "failure"
 
 
