@@ -22,6 +22,7 @@ from .runtime import (
     JUDGE_ENV,
     JUDGE_PATH_ENV,
     ON_UNRENDERED_ENV,
+    POLICY_DIGEST_ENV,
     POLICY_ENV,
     SOLE_GATE_ENV,
     TIMEOUT_ENV,
@@ -158,6 +159,14 @@ def hook_command(
         assignments.append(f"{JUDGE_PATH_ENV}={os.pathsep.join(judge_path)}")
     if policy is not None:
         assignments.append(f"{POLICY_ENV}={Path(policy).absolute()}")
+        from contextlib import suppress
+
+        from ._pin import file_digest
+
+        # Issue 28: the rule file is pinned, the hook refuses it once it changes; one that cannot
+        # be read is refused with the reason once the entry is planned (_registered).
+        with suppress(OSError):
+            assignments.append(f"{POLICY_DIGEST_ENV}={file_digest(str(Path(policy).absolute()))}")
     if on_unrendered is not None:
         assignments.append(f"{ON_UNRENDERED_ENV}={on_unrendered}")
     if fail_closed:

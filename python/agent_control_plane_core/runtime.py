@@ -47,6 +47,7 @@ __all__ = [
     "FAIL_CLOSED_ENV",
     "JUDGE_ENV",
     "ON_UNRENDERED_ENV",
+    "POLICY_DIGEST_ENV",
     "POLICY_ENV",
     "SOLE_GATE_ENV",
     "TIMEOUT_ENV",
@@ -78,6 +79,8 @@ JUDGE_ENV: Final = "ACP_JUDGE"
 JUDGE_PATH_ENV: Final = "ACP_JUDGE_PATH"
 FAIL_CLOSED_ENV: Final = "ACP_FAIL_CLOSED"
 POLICY_ENV: Final = "ACP_POLICY"
+# Issue 28: sha256:<hex> of the rule file at install; a file changed since is a configuration error.
+POLICY_DIGEST_ENV: Final = "ACP_POLICY_DIGEST"
 AUDIT_ENV: Final = "ACP_AUDIT_LOG"
 CODEX_VERSION_ENV: Final = "ACP_CODEX_VERSION"
 ON_UNRENDERED_ENV: Final = "ACP_ON_UNRENDERED"
@@ -586,6 +589,11 @@ def judge_from_env(environ: Mapping[str, str]) -> Judge:
                 f"{POLICY_ENV}={policy!r} is relative; give an absolute path (acp install writes"
                 " one), so a rule file the agent writes into the project is never loaded"
             )
+        pinned = environ.get(POLICY_DIGEST_ENV)
+        if pinned:
+            from ._pin import check_pinned
+
+            check_pinned(policy, pinned, POLICY_DIGEST_ENV)
         # Issue 30: the indexed judge reads only the buckets a call needs from the compiled cache.
         from ._policy_index import load_indexed_judge
 
