@@ -12,6 +12,8 @@ from typing import Any
 
 TS_OUT = Path("bindings/typescript")
 GO_OUT = Path("bindings/go")
+# The golden fixtures inside the package, so an installed user has the test vectors (issue 31).
+PACKAGED_FIXTURES = Path("python/agent_control_plane_core/fixtures")
 TS_TEMPLATES = Path("templates/typescript")
 GO_TEMPLATES = Path("templates/go")
 # The documents a port needs to parse, judge and render; the policy and audit formats are
@@ -140,6 +142,17 @@ class _Model:
                 return f"{{ [K in {key_name}]?: {ts_value} }}", f"map[{key_name}]{go_value}"
             return f"{{ [key: string]: {ts_value} }}", f"map[string]{go_value}"
         return "unknown", "json.RawMessage"  # any JSON value, null included
+
+
+def fixture_copy(root_src: Path) -> dict[Path, bytes]:
+    """The packaged golden fixtures: a byte copy of fixtures/<host>.json for every declared host."""
+    hosts = sorted((root_src / "schema/control-plane/v1/hosts").glob("*.json"))
+    return {
+        PACKAGED_FIXTURES / f"{host.stem}.json": (
+            root_src / "fixtures" / f"{host.stem}.json"
+        ).read_bytes()
+        for host in hosts
+    }
 
 
 def _plural(name: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from codegen.bindings import GO_OUT, TS_OUT, binding_files
+from codegen.bindings import GO_OUT, PACKAGED_FIXTURES, TS_OUT, binding_files, fixture_copy
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA_SUBDIR = Path("schema/control-plane/v1")
@@ -43,7 +43,7 @@ FIXTURE_SCHEMA = Path("fixtures/fixture.schema.json")
 # generator only adds to it; a name that disappears without a schema_version bump is refused.
 RELEASED = Path("codegen/released-fields.json")
 # Every file below these folders is generated: a file the generator would not write is stale.
-MANAGED = (GENERATED, PACKAGED_SCHEMA, TS_OUT, GO_OUT)
+MANAGED = (GENERATED, PACKAGED_SCHEMA, TS_OUT, GO_OUT, PACKAGED_FIXTURES)
 REGENERATE = "make codegen (python -m codegen)"
 
 
@@ -565,6 +565,7 @@ def render_all(root_src: Path = REPO) -> dict[Path, bytes]:
     files[RELEASED] = (json.dumps(lock, indent=2) + "\n").encode("utf-8")
     files.update(_template_files(root_src))
     files.update(_schema_copy(root_src))
+    files.update(fixture_copy(root_src))
     return files
 
 

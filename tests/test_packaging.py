@@ -50,6 +50,10 @@ def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
             assert inside in names, inside
             assert archive.read(inside) == source.read_bytes(), inside
         assert "agent_control_plane_core/py.typed" in names
+        # The golden fixtures too (issue 31): acp fixtures-path serves them from an install.
+        for golden in sorted((REPO / "schema/control-plane/v1/hosts").glob("*.json")):
+            inside = f"agent_control_plane_core/fixtures/{golden.name}"
+            assert archive.read(inside) == (REPO / "fixtures" / golden.name).read_bytes(), inside
         assert "agent_control_plane_core/_generated/models/tool_call_event_schema.py" in names
         assert not any(name.startswith(("tests/", "codegen/")) for name in names)
 

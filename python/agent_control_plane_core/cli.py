@@ -1,4 +1,4 @@
-"""The `acp` command: bridge, parse, render, record, validate, keys, schema-path, hook, policy, audit, gen."""
+"""The `acp` command: bridge, parse, render, record, validate, keys, schema-path, fixtures-path, conformance, hook, policy, audit, gen."""
 
 from __future__ import annotations
 
@@ -768,6 +768,9 @@ def _parser() -> argparse.ArgumentParser:
         "schema-path", _cmd_schema_path, "Print the path of an installed schema document."
     )
     sub.add_argument("name", help="e.g. tool-call-event, verdict, native-response, host")
+    from ._ports_cli import register  # fixtures-path and conformance (issue 31)
+
+    register(command)
     sub = command(
         "hook", _cmd_hook, "Run as the hook entry of one agent (stdin payload, native answer)."
     )
