@@ -205,3 +205,54 @@ def test_acp_audit_lists_what_was_denied_asked_or_failed(
     )
     assert "claude Bash git push -> ask by rules[" in listed[1]
     assert "claude - -> failed: payload is not JSON" in listed[2]
+
+
+def test_acp_version_and_help_per_policy_action(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    from agent_control_plane_core.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"acp {version('agent-control-plane-core')}"
+    for action, usage in (
+        ("check", "usage: acp policy check FILE..."),
+        ("test", "usage: acp policy test FILE... [--agent HOST]... [--fixtures DIR]"),
+        ("explain", "usage: acp policy explain RULES PAYLOAD --agent HOST"),
+        ("replay", "usage: acp policy replay RULES AUDIT"),
+    ):
+        assert main(["policy", action, "--help"]) == 0
+        assert capsys.readouterr().out.startswith(usage)
+    assert "NOT RUN" in (main(["policy", "test", "-h"]), capsys.readouterr().out)[1]
+
+
+def test_acp_install_audit_log_registers_the_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_control_plane_core.cli import main
+
+    log = tmp_path / "logs" / "audit.jsonl"
+    assert main(["install", "gemini", "--root", str(tmp_path), "--audit-log", str(log)]) == 0
+    command = json.loads((tmp_path / ".gemini" / "settings.json").read_text())
+    line = command["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+    assert f"ACP_AUDIT_LOG={log}" in line
+
+
+def test_an_unknown_policy_key_gets_a_did_you_mean(tmp_path: Path) -> None:
+    rules = tmp_path / "p.toml"
+    rules.write_text(
+        'test = []\n[[rules]]\nname = "x"\ndecison = "deny"\n'
+        'command = { programs = ["rm"] }\nrewrite = { pattern = "a", replacment = "b" }\n',
+        encoding="utf-8",
+    )
+    problems = policy.check_policy_file(str(rules))
+    assert any("'decison' was unexpected); did you mean 'decision'?" in p for p in problems)
+    assert any("top level, field test" in p and "did you mean 'tests'?" in p for p in problems)
+    with pytest.raises(JudgeLoadError) as caught:
+        policy.load_policy_judge(str(rules))
+    text = str(caught.value)
+    assert "field decison: not a rule field; did you mean 'decision'?" in text
+    assert "field command.programs: not a command field; did you mean 'program'?" in text
+    assert "field rewrite.replacment: not a rewrite field; did you mean 'replacement'?" in text
+    assert "field test: not a policy field; did you mean 'tests'?" in text

@@ -605,6 +605,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
             matcher=args.matcher,
             local=args.local,
             plugin=args.plugin,
+            audit_log=args.audit_log,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -688,6 +689,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="acp",
         description="agent-control-plane-core: normalized hook events across coding agents.",
     )
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("agent-control-plane-core")
+    except PackageNotFoundError:  # a source tree on sys.path without an install
+        installed = "unknown"
+    parser.add_argument("--version", action="version", version=f"acp {installed}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(
@@ -846,6 +854,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
     sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
+    sub.add_argument(
+        "--audit-log",
+        metavar="PATH",
+        help="register ACP_AUDIT_LOG=PATH in the hook command (made absolute; a file outside the"
+        " project)",
+    )
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     sub = command(
         "policy",
@@ -897,6 +911,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .export import main as export_main
 
         return export_main(words[2:])
+    if words[:1] == ["policy"] and len(words) > 2 and {"-h", "--help"} & set(words[2:]):
+        from .policy_cli import ACTION_HELP
+
+        if words[1] in ACTION_HELP:  # issue 26: help per policy action
+            print(ACTION_HELP[words[1]])
+            return 0
     args, extra = _parser().parse_known_args(words)
     if extra:
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")

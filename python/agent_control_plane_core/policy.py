@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 
 from ._generated.constants import (
@@ -277,6 +277,10 @@ class PolicyJudge:
 def load_policy_judge(path: str) -> PolicyJudge:
     """Load a TOML rule file into a judge; raise JudgeLoadError naming the file, rule and field."""
     data, cached = _cached_data(path)
+    if PolicyFields.EXTENDS in data or PolicyFields.MODE in data or _observes(data):
+        from ._layers import layered_judge
+
+        return layered_judge(path, data)  # issue 28: layers that only tighten, observe mode
     # A cache is written only for a file that compiled: its patterns need no check again.
     rules, problems = _compile(data, checked=cached)
     if problems and cached:
@@ -287,6 +291,14 @@ def load_policy_judge(path: str) -> PolicyJudge:
         found = "; ".join(_with_lines(path, problems))
         raise JudgeLoadError(f"policy {path}: {found}; {_FIX}")
     return PolicyJudge(rules, path)
+
+
+def _observes(data: Mapping[str, Any]) -> bool:
+    """Whether a rule of the file has a mode (issue 28: _layers reads it)."""
+    rules = data.get(PolicyFields.RULES)
+    return isinstance(rules, list) and any(
+        isinstance(rule, dict) and PolicyRuleFields.MODE in rule for rule in rules
+    )
 
 
 def _with_lines(path: str, problems: list[str]) -> list[str]:
@@ -493,9 +505,13 @@ def check_policy_file(path: str) -> list[str]:
         # A missing or unknown field is reported on its table: name the field in the location too.
         if error.validator == "required":
             at += [name for name in expected if name not in instance][:1]
-        elif error.validator == "additionalProperties":
-            at += sorted(set(instance) - set(schema.get("properties", {})))[:1]
-        message = error.message
+        hint = ""
+        if error.validator == "additionalProperties":
+            properties = schema.get("properties", {})
+            extra = sorted(set(instance) - set(properties))[:1]
+            at += extra
+            hint = _did_you_mean(extra[0], properties) if extra else ""
+        message = error.message + hint
         if error.validator == "format" and expected == "regex" and isinstance(error.instance, str):
             try:
                 re.compile(error.instance)
@@ -507,6 +523,10 @@ def check_policy_file(path: str) -> list[str]:
         problems = _compile(data)[1]
     if not problems:
         problems = _runaway_patterns(data) + _tool_name_problems(data)
+    if not problems:
+        from ._layers import check_layers
+
+        problems = check_layers(path, data)  # issue 28: its bases load, no cycle
     return problems
 
 
@@ -648,7 +668,8 @@ def _label(index: int, rule: object, table: str = PolicyFields.RULES) -> str:
 def _compile(data: Mapping[str, Any], *, checked: bool = False) -> tuple[list[_Rule], list[str]]:
     """Build the rules without a schema validator (hook path); return them and every problem."""
     problems = [
-        f"top level, field {key}: not a policy field (known: {', '.join(sorted(_TOP_LEVEL))})"
+        f"top level, field {key}: not a policy field{_did_you_mean(key, _TOP_LEVEL)}"
+        f" (known: {', '.join(sorted(_TOP_LEVEL))})"
         for key in sorted(set(data) - _TOP_LEVEL)
     ]
     raw_rules = data.get(PolicyFields.RULES)
@@ -676,7 +697,10 @@ def _rule(raw: Mapping[str, Any], label: str, problems: list[str], checked: bool
     """One rule from its table; problems get one entry per bad field."""
     fields = PolicyRuleFields
     for key in sorted(set(raw) - _RULE_KEYS):
-        problems.append(f"field {key}: not a rule field (known: {', '.join(PolicyRuleFields.ALL)})")
+        problems.append(
+            f"field {key}: not a rule field{_did_you_mean(key, PolicyRuleFields.ALL)}"
+            f" (known: {', '.join(PolicyRuleFields.ALL)})"
+        )
 
     def text(key: str, *, non_empty: bool = False) -> str | None:
         value = raw.get(key)
@@ -759,7 +783,10 @@ def _command(value: object, problems: list[str]) -> _Command | None:
     fields = PolicyCommandFields
     found: list[str] = []
     for extra in sorted(set(value) - _COMMAND_KEYS):
-        found.append(f"field {key}.{extra}: not a command field (known: {', '.join(fields.ALL)})")
+        found.append(
+            f"field {key}.{extra}: not a command field{_did_you_mean(extra, fields.ALL)}"
+            f" (known: {', '.join(fields.ALL)})"
+        )
 
     def globs(name: str, *, flag: bool = False, empty: bool = False) -> list[str] | None:
         items = _strings(value, name, found, prefix=f"{key}.")
@@ -881,7 +908,9 @@ def _rewrite(value: object, problems: list[str], checked: bool = False) -> _Rewr
         return None
     for extra in sorted(set(value) - _REWRITE_KEYS):
         problems.append(
-            f"field {key}.{extra}: not a rewrite field (known: {', '.join(PolicyRewriteFields.ALL)})"
+            f"field {key}.{extra}: not a rewrite field"
+            f"{_did_you_mean(extra, PolicyRewriteFields.ALL)}"
+            f" (known: {', '.join(PolicyRewriteFields.ALL)})"
         )
     pattern_text = value.get(PolicyRewriteFields.PATTERN)
     replacement = value.get(PolicyRewriteFields.REPLACEMENT)
@@ -1380,6 +1409,14 @@ def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[s
 _PROJECT_ENV: Final = "ACP_PROJECT_DIR"
 _ANCHORS: Final = ("{project}", "{cwd}", "{home}")
 _NOT: Final = "!"
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """'; did you mean X?' for the closest known name, or nothing (issue 26; errors only)."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _anchor_problems(pattern: str) -> list[str]:

@@ -13,6 +13,31 @@ from .runtime import JudgeLoadError
 
 __all__ = ["policy_command"]
 
+# `acp policy ACTION --help` (issue 26): what each action takes and what its exit code means.
+ACTION_HELP = {
+    "check": (
+        "usage: acp policy check FILE...\n\n"
+        "Validate rule files against policy.schema.json; each error names the rule (index and\n"
+        "name) and the field. Exit 0 when every file is valid, 1 otherwise."
+    ),
+    "test": (
+        "usage: acp policy test FILE... [--agent HOST]... [--fixtures DIR]\n\n"
+        "Run each file's [[tests]] through every host's real parse (the host fixtures of a\n"
+        "checkout or the wheel, or --fixtures DIR), or only the --agent hosts. Exit 0 when\n"
+        "every test passed on the hosts it ran on; 1 when one failed, when a file has no tests,\n"
+        "or when a test ran on no host (NOT RUN: nothing checked it)."
+    ),
+    "explain": (
+        "usage: acp policy explain RULES PAYLOAD --agent HOST\n\n"
+        "Show which rule decides one native payload (a file, or - for stdin) and why."
+    ),
+    "replay": (
+        "usage: acp policy replay RULES AUDIT\n\n"
+        "Run an audit log's recorded calls through RULES and list the calls whose decision\n"
+        "would change."
+    ),
+}
+
 
 def policy_command(
     action: str, files: Sequence[str], agents: Sequence[str], fixtures: str | None
