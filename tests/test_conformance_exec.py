@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_conformance_mutants import MUTANTS, Mutant, _suite_for
-from toolchains import REPO, npm_ci
+from toolchains import REPO, typescript_build
 
 from agent_control_plane_core import AGENT_IDS
 from agent_control_plane_core._ports_cli import fixture_path
@@ -40,22 +38,11 @@ CLAUDE_MUTANTS = [m for m in MUTANTS if m.agent == "claude"]
 
 
 @pytest.fixture(scope="module")
-def reference_adapter(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """examples/typescript-adapter compiled with tsc --strict as its README says: the command to run."""
-    project = tmp_path_factory.mktemp("tsadapter")
-    modules = project / "node_modules"
-    shutil.copytree(
-        REPO / "bindings" / "typescript", modules / "@agent-control-plane-core" / "contract"
-    )
-    (modules / "@types").symlink_to(npm_ci("typescript") / "@types")
-    for name in ("claude.ts", "tsconfig.json", "package.json"):
-        shutil.copy(EXAMPLE / name, project)
-    compiler = npm_ci("typescript") / "typescript" / "bin" / "tsc"
-    done = subprocess.run(
-        ["node", str(compiler), "-p", "."], cwd=project, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return ["node", str(project / "dist" / "claude.js")]
+def reference_adapter() -> list[str]:
+    """examples/typescript-adapter compiled with tsc --strict (toolchains.typescript_build)."""
+    project, problems = typescript_build()
+    assert problems == ""
+    return ["node", str(project / "out" / "claude.js")]
 
 
 def acp(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = REPO / "tools"
@@ -71,3 +74,98 @@ class _locked:
     def __exit__(self, *_: object) -> None:
         fcntl.flock(self.handle, fcntl.LOCK_UN)
         self.handle.close()
+
+
+def goldens() -> dict[str, list[Any]]:
+    """Every golden event, verdict and native response of every fixture file, and each declaration."""
+    hosts = REPO / "schema" / "control-plane" / "v1" / "hosts"
+    found: dict[str, list[Any]] = {"events": [], "verdicts": [], "natives": [], "hosts": []}
+    for host in sorted(hosts.glob("*.json")):
+        for case in json.loads((REPO / "fixtures" / host.name).read_text())["cases"]:
+            found["events"].append(case["event"])
+            for scenario in case["render"].values():
+                found["verdicts"].append(scenario["verdict"])
+                found["natives"].append(scenario["native"])
+        found["hosts"].append(json.loads(host.read_text()))
+    return found
+
+
+def _roundtrip_source() -> str:
+    """The goldens as typed literals (tsc checks each against its type), printed back as JSON."""
+    corpus = goldens()
+    return "\n".join(
+        [
+            "import { HOSTS, AGENT_IDS, type HostDeclaration, type NativeResponse,"
+            ' type ToolCallEvent, type Verdict } from "@agent-control-plane-core/contract";',
+            f"const events: ToolCallEvent[] = {json.dumps(corpus['events'])};",
+            f"const verdicts: Verdict[] = {json.dumps(corpus['verdicts'])};",
+            f"const natives: NativeResponse[] = {json.dumps(corpus['natives'])};",
+            f"const hosts: HostDeclaration[] = {json.dumps(corpus['hosts'])};",
+            "const declared: HostDeclaration[] = AGENT_IDS.map((agent) => HOSTS[agent]);",
+            "process.stdout.write(JSON.stringify({ events, verdicts, natives, hosts, declared }));",
+            "",
+        ]
+    )
+
+
+# One strict compile for every TypeScript test: the package's declarations, the refusals, the
+# golden round trip and the reference adapter, as ES modules for node 20.
+TSCONFIG: dict[str, Any] = {
+    "compilerOptions": {
+        "strict": True,
+        "noEmitOnError": True,
+        "target": "es2022",
+        "module": "nodenext",
+        "moduleResolution": "nodenext",
+        "types": ["node"],
+        "outDir": "out",
+    },
+    "files": [
+        "node_modules/@agent-control-plane-core/contract/index.d.ts",
+        "types_check.ts",
+        "roundtrip.ts",
+        "claude.ts",
+    ],
+}
+_BUILT: dict[str, tuple[Path, str]] = {}
+
+
+def typescript_build() -> tuple[Path, str]:
+    """The compiled project and tsc's output ("" when it compiled), cached by the inputs' digest."""
+    sources = {
+        "types_check.ts": (
+            REPO / "tests" / "bindings" / "typescript" / "types_check.ts"
+        ).read_text(),
+        "roundtrip.ts": _roundtrip_source(),
+        "claude.ts": (REPO / "examples" / "typescript-adapter" / "claude.ts").read_text(),
+        "tsconfig.json": json.dumps(TSCONFIG),
+        "package.json": '{"type": "module", "private": true}',
+    }
+    package = {p.name: p.read_text() for p in sorted((REPO / "bindings" / "typescript").iterdir())}
+    lock = (TOOLS / "typescript" / "package-lock.json").read_text()
+    digest = hashlib.sha256(json.dumps([sources, package, lock]).encode()).hexdigest()[:24]
+    if digest in _BUILT:
+        return _BUILT[digest]
+    project = CACHE / "tsc" / digest
+    if not (project / "out" / ".built").exists():
+        modules = npm_ci("typescript")
+        if project.exists():
+            shutil.rmtree(project)
+        contract = project / "node_modules" / "@agent-control-plane-core" / "contract"
+        shutil.copytree(REPO / "bindings" / "typescript", contract)
+        (project / "node_modules" / "@types").symlink_to(modules / "@types")
+        for name, text in sources.items():
+            (project / name).write_text(text)
+        done = subprocess.run(
+            ["node", str(modules / "typescript" / "bin" / "tsc"), "-p", "."],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            _BUILT[digest] = (project, (done.stdout + done.stderr)[:8000] or "tsc failed")
+            return _BUILT[digest]
+        (project / "out" / ".built").touch()
+    _BUILT[digest] = (project, "")
+    return _BUILT[digest]
