@@ -9,9 +9,19 @@ from typing import Any
 import pytest
 
 from agent_control_plane_core import Verdict, adapter_for
+from agent_control_plane_core._host_shells import (
+    WindowsQuotingError,
+    cmd_line,
+    documents_dir,
+    powershell_line,
+    split_env,
+)
 from agent_control_plane_core.adapters._paths import derive_paths
+from agent_control_plane_core.install import InstallError, plan_install
 from agent_control_plane_core.policy import load_policy_judge
 from agent_control_plane_core.runtime import render_escalated
+
+from hook_runner import BIN
 
 # A patch whose first file is inside the project and whose second is not.
 PATCH = (
@@ -187,3 +197,130 @@ def test_crush_rewrite_that_is_no_object_is_refused_not_run_unchanged() -> None:
     assert (answer.exit_code, answer.enforced) == (0, False)
     assert answer.stdout["decision"] == "deny"
     assert "not a JSON object" in answer.stdout["reason"]
+
+
+def _bin(tmp_path: Path, host: str, folder: str = "C:\\Users\\me\\proj\\.venv\\Scripts") -> Path:
+    """A console-script folder holding acp-<host>-hook (the installer checks it exists)."""
+    found = tmp_path / folder
+    found.mkdir(parents=True, exist_ok=True)
+    (found / f"acp-{host}-hook").write_text("")
+    return found
+
+
+def test_cursor_install_refuses_a_hooks_file_cursor_would_discard(tmp_path: Path) -> None:
+    hooks = tmp_path / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version": 1, "hooks": {"preToolUse": [], "beforeSubmitPromt": []}}')
+    with pytest.raises(InstallError, match="beforeSubmitPromt is no Cursor hook event"):
+        plan_install("cursor", root=tmp_path, bin_dir=BIN)
+    hooks.write_text('{"version": 2, "hooks": {}}')
+    with pytest.raises(InstallError, match="version 1"):
+        plan_install("cursor", root=tmp_path, bin_dir=BIN)
+    hooks.write_text('{"version": 1, "hooks": {"afterFileEdit": [{"command": "fmt"}]}}')
+    plan = plan_install("cursor", root=tmp_path, bin_dir=BIN)
+    assert set(json.loads(plan.after)["hooks"]) == {
+        "afterFileEdit",
+        "preToolUse",
+        "beforeSubmitPrompt",
+    }
+    assert any("cursor-agent -p" in note for note in plan.notes)
+
+
+def test_windsurf_install_says_devin_local_sessions_need_the_claude_entry(tmp_path: Path) -> None:
+    notes = plan_install("windsurf", root=tmp_path, bin_dir=BIN).notes
+    assert any(".devin/hooks.v1.json" in n and "acp install claude" in n for n in notes)
+
+
+def test_kiro_install_embeds_the_guard_in_an_agent_for_the_2x_engine(tmp_path: Path) -> None:
+    plan = plan_install("kiro", root=tmp_path, bin_dir=BIN, timeout_s=9)
+    (agent,) = plan.also
+    assert agent.path == tmp_path / ".kiro/agents/agent-control-plane.json"
+    body = json.loads(agent.after)
+    assert body["tools"] == ["*"]
+    assert body["hooks"] == {
+        "preToolUse": [{"command": str(BIN / "acp-kiro-hook"), "matcher": "*", "timeout_ms": 9000}]
+    }
+    plan.apply()
+    again = plan_install("kiro", root=tmp_path, bin_dir=BIN, timeout_s=9)
+    assert not again.changed  # reinstalling replaces our entry, never adds a second
+    assert any("--agent agent-control-plane" in note for note in plan.notes)
+
+
+def test_claude_dead_hook_blocks_only_from_2_1_295(tmp_path: Path) -> None:
+    assert adapter_for("claude").DEAD_HOOK == "runs"  # unversioned: the whole range
+    assert adapter_for("claude", claude_version="2.1.294").DEAD_HOOK == "runs"
+    assert adapter_for("claude", claude_version="2.1.295").DEAD_HOOK == "blocks_fail_closed"
+    notes = plan_install("claude", root=tmp_path, bin_dir=BIN, fail_closed=True).notes
+    assert any("onFailure from 2.1.295" in note for note in notes)
+
+
+def test_windows_lines_are_written_for_the_shell_each_host_runs(tmp_path: Path) -> None:
+    folder = _bin(tmp_path, "windsurf")
+    plan = plan_install("windsurf", root=tmp_path, bin_dir=folder, windows=True)
+    script = str(folder / "acp-windsurf-hook")
+    assert json.loads(plan.after)["hooks"]["pre_run_command"][0]["command"] == f"& '{script}'"
+    judged = plan_install(
+        "windsurf", root=tmp_path, bin_dir=folder, windows=True, judge="hook_judges:raises"
+    )
+    line = json.loads(judged.after)["hooks"]["pre_run_command"][0]["command"]
+    assert line == (
+        "Remove-Item -ErrorAction SilentlyContinue Env:ACP_POLICY; "
+        f"$env:ACP_JUDGE = 'hook_judges:raises'; & '{script}'"
+    )
+    kiro = _bin(tmp_path, "kiro")
+    plan = plan_install(
+        "kiro", root=tmp_path, bin_dir=kiro, windows=True, judge="hook_judges:raises"
+    )
+    command = json.loads(plan.after)["hooks"][0]["action"]["command"]
+    assert command == f"set ACP_POLICY=&&set ACP_JUDGE=hook_judges:raises&&{kiro / 'acp-kiro-hook'}"
+    assert '"' not in command and "'" not in command
+    spaced = _bin(tmp_path, "kiro", "C:\\Program Files\\acp\\Scripts")
+    alone = plan_install("kiro", root=tmp_path, bin_dir=spaced, windows=True)
+    assert json.loads(alone.after)["hooks"][0]["action"]["command"] == str(spaced / "acp-kiro-hook")
+    with pytest.raises(InstallError, match="a path with a space"):
+        plan_install(
+            "kiro", root=tmp_path, bin_dir=spaced, windows=True, judge="hook_judges:raises"
+        )
+    with pytest.raises(InstallError, match="cannot pass through cmd /C"):
+        plan_install("kiro", root=tmp_path, bin_dir=_bin(tmp_path, "kiro", "C:\\R&D"), windows=True)
+    # A POSIX host keeps its shell-quoted line on Windows too.
+    gemini = _bin(tmp_path, "gemini")
+    posix = plan_install("gemini", root=tmp_path, bin_dir=gemini, windows=True)
+    assert "'" in json.dumps(json.loads(posix.after))  # shlex-quoted: the path holds backslashes
+
+
+def test_cline_user_hooks_go_to_the_xdg_documents_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    plain = plan_install("cline", scope="user", home=home, bin_dir=BIN)
+    assert plain.path == home / "Documents/Cline/Hooks/PreToolUse"
+    (home / ".config/user-dirs.dirs").write_text('XDG_DOCUMENTS_DIR="$HOME/Dokumente"\n')
+    plan = plan_install("cline", scope="user", home=home, bin_dir=BIN)
+    assert plan.path == home / "Dokumente/Cline/Hooks/PreToolUse"
+    assert plan.also[0].path.parent == plan.path.parent
+
+
+def test_documents_dir_reads_xdg_user_dirs_like_xdg_user_dir(tmp_path: Path) -> None:
+    config = tmp_path / "cfg"
+    config.mkdir()
+    env = {"XDG_CONFIG_HOME": str(config)}
+    assert documents_dir(tmp_path, env) == tmp_path / "Documents"
+    (config / "user-dirs.dirs").write_text("# no documents entry\n")
+    assert documents_dir(tmp_path, env) == tmp_path / "Documents"
+    for value, found in (
+        ("/srv/docs", Path("/srv/docs")),
+        ("$HOME/", tmp_path / "Documents"),
+        ("Papers", tmp_path / "Papers"),
+    ):
+        (config / "user-dirs.dirs").write_text(f'XDG_DOCUMENTS_DIR="{value}"\n')
+        assert documents_dir(tmp_path, env) == found
+
+
+def test_split_env_reads_the_argv_install_writes() -> None:
+    assert split_env(["/x/acp-kiro-hook"]) == ([], [], ["/x/acp-kiro-hook"])
+    argv = ["/usr/bin/env", "-u", "P", "A=1", "B=x=y", "/x/hook", "arg"]
+    assert split_env(argv) == (["P"], [("A", "1"), ("B", "x=y")], ["/x/hook", "arg"])
+    assert split_env(["/usr/bin/env", "A=1"]) == ([], [("A", "1")], [])
+    with pytest.raises(WindowsQuotingError, match="only alone"):
+        cmd_line(["C:\\a b\\hook.exe", "arg"])
+    assert powershell_line(["C:\\a b\\hook.exe", "it's"]) == "& 'C:\\a b\\hook.exe' 'it''s'"

@@ -109,7 +109,10 @@ def test_older_versions_are_in_the_requested_ranges() -> None:
     assert copilot["older"] and all(
         key("1.0.57") <= key(v) < key("1.0.70") for v in copilot["older"]
     )
-    others = set(LOCK["hosts"]) - {"codex", "copilot"}
+    # Claude Code and Qwen Code run the oldest release their declarations support (HA3-14).
+    assert LOCK["hosts"]["claude"]["older"] == ["2.1.197"]
+    assert LOCK["hosts"]["qwen"]["older"] == ["0.15.10"]
+    others = set(LOCK["hosts"]) - {"codex", "copilot", "claude", "qwen"}
     assert all(LOCK["hosts"][h]["older"] == [] for h in others)
 
 

@@ -186,10 +186,13 @@ def test_the_matrix_has_a_row_for_every_host() -> None:
 def test_a_killed_hook_blocks_only_where_the_declaration_says_the_host_refuses_it() -> None:
     from agent_control_plane_core._generated.constants import DeadHooks
 
-    base = adapter_for("claude")
+    base = adapter_for("claude", claude_version="2.1.332")
     killed, closed = _scenario("killed"), _scenario("killed_fail_closed")
-    # Claude Code refuses the call only with the handler's onFailure block, which --fail-closed writes.
+    # Claude Code refuses the call only with the handler's onFailure block, which --fail-closed
+    # writes, and only from 2.1.295 (HA3-11): 2.1.197 runs it whatever the entry says.
     assert sc.fact(base, "DEAD_HOOK") == DeadHooks.BLOCKS_FAIL_CLOSED
+    old = adapter_for("claude", claude_version="2.1.197")
+    assert sc.expected(old, closed) == {sc.ORIGINAL_RAN: True}
     assert sc.expected(base, killed) == {sc.ORIGINAL_RAN: True}
     assert sc.expected(base, closed) == {sc.ORIGINAL_RAN: False}
     runs = _fake(base, DEAD_HOOK=DeadHooks.RUNS)

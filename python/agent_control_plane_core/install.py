@@ -365,13 +365,29 @@ class _Request:
     timeout_s: int
     timeout_set: bool = True
     matcher: str | None = None
+    # Windows: the line is written for the shell the host runs it through there (HA3-10).
+    windows: bool = False
 
 
 def _command(request: _Request, kind: str) -> tuple[str, bool]:
     """The command line registered for one event kind, and whether it fails closed."""
     # contract.md §7: fail closed only where exit 2 stops a tool call.
     closed = request.fail_closed and kind in _TOOL_KINDS
-    return shlex.join(request.argv if closed else request.plain_argv), closed
+    argv = request.argv if closed else request.plain_argv
+    line = _WINDOWS_LINES.get(request.host) if request.windows else None
+    if line is not None:
+        from . import _host_shells
+
+        try:
+            return getattr(_host_shells, line)(argv), closed
+        except _host_shells.WindowsQuotingError as exc:
+            raise InstallError(str(exc)) from None
+    return shlex.join(argv), closed
+
+
+# The shell a host runs its hook line through on Windows (docs/findings.md HA3-10): Cascade's
+# powershell -Command, Kiro's cmd /C; a host not named here runs an argv or a POSIX shell.
+_WINDOWS_LINES: Final[Mapping[str, str]] = {"windsurf": "powershell_line", "kiro": "cmd_line"}
 
 
 def _indent_of(before: str | None) -> int | str:
@@ -436,7 +452,14 @@ def _claude(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
     # onFailure sits on each command handler: there 2.1.332 blocks a killed hook, on the matcher
     # group it does not (CC-10; lab scenario killed_fail_closed).
     after, before = _json_hooks(request, timeout_ms=False, on_failure=True, also=_FEEDBACK_KINDS)
-    return after, before, ()
+    notes: tuple[str, ...] = ()
+    if request.fail_closed:
+        # hosts/claude.json version fact on-failure-block (docs/findings.md HA3-11).
+        notes = (
+            "Claude Code honours onFailure from 2.1.295: on 2.1.197 to 2.1.294 a hook that is"
+            " killed, never starts or times out lets the call run whatever --fail-closed says.",
+        )
+    return after, before, notes
 
 
 def _gemini(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -709,12 +732,63 @@ def _cursor(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
             entry["failClosed"] = True
         return entry
 
+    _check_cursor_file(request.path)
     after, before = _flat_hooks(request, "command", handler)
     notes = (
         "Cursor runs a project's .cursor/hooks.json only in a trusted workspace; enterprise"
         " (/etc/cursor/hooks.json) and team hooks run beside it.",
+        # hosts/cursor.json (docs/findings.md HA3-6): the prompt hook is not run everywhere.
+        "beforeSubmitPrompt does not run under cursor-agent -p (print mode) or for cloud agents,"
+        " so prompts are not judged there; tool calls are.",
     )
     return after, before, notes
+
+
+# Every event name Cursor's hooks.json takes (cursor.com/docs/hooks; cursor/cookbook
+# hooks/README.md @ 26a68e50): one unknown name voids the whole file silently (HA3-7).
+_CURSOR_EVENTS: Final = frozenset(
+    {
+        "sessionStart",
+        "sessionEnd",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
+        "subagentStart",
+        "subagentStop",
+        "beforeShellExecution",
+        "afterShellExecution",
+        "beforeMCPExecution",
+        "afterMCPExecution",
+        "beforeReadFile",
+        "afterFileEdit",
+        "beforeSubmitPrompt",
+        "preCompact",
+        "stop",
+        "afterAgentResponse",
+        "afterAgentThought",
+        "beforeTabFileRead",
+        "afterTabFileEdit",
+    }
+)
+
+
+def _check_cursor_file(path: Path) -> None:
+    """Refuse to merge into a hooks.json Cursor would ignore, which would void our entry too."""
+    settings = _load_json(path, _read(path))
+    hooks = settings.get("hooks", {})
+    version = settings.get("version", 1)
+    if not isinstance(hooks, dict) or version != 1:
+        raise InstallError(
+            f"{path}: Cursor reads a hooks.json of version 1 with a hooks object; this one is"
+            " not, and Cursor would ignore it with the entry merged in: fix or move it first"
+        )
+    unknown = sorted(set(hooks) - _CURSOR_EVENTS)
+    if unknown:
+        raise InstallError(
+            f"{path}: {', '.join(unknown)} is no Cursor hook event, and one unknown event name"
+            " makes Cursor silently ignore the whole file, with the entry merged in: rename or"
+            " remove it first"
+        )
 
 
 def _copilot(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -820,7 +894,14 @@ def _windsurf(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         else:
             handlers.append(handler)
     after = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-    return after, before, _no_fail_closed(request, "Windsurf")
+    notes = (
+        # hosts/windsurf.json (docs/findings.md HA3-8): Devin Desktop's new local agent.
+        "Windsurf is now Devin Desktop: its Devin Local sessions read Devin CLI hooks"
+        " (.devin/hooks.v1.json, Claude-compatible) and import .claude/ hooks, not this file,"
+        " so they run unguarded by it; run acp install claude for them as well.",
+        *_no_fail_closed(request, "Windsurf"),
+    )
+    return after, before, notes
 
 
 def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
@@ -852,13 +933,45 @@ def _kiro(request: _Request) -> tuple[str, str | None, tuple[str, ...]]:
         else:
             hooks.append(entry)
     notes = (
-        "Kiro CLI reads .kiro/hooks/ files from its V3 hooks (CLI 2.13); an older CLI runs only"
-        " hooks embedded in .kiro/agents/<name>.json.",
+        "Kiro CLI reads .kiro/hooks/ files from its V3 hooks (CLI 2.13); the 2.x engine runs only"
+        f" hooks embedded in the active agent, so {_KIRO_AGENT_FILE} carries the same guard:"
+        f" run kiro-cli chat --agent {_KIRO_AGENT} (or kiro-cli settings chat.defaultAgent"
+        f" {_KIRO_AGENT}); the built-in default agent carries no hooks.",
         "Never add cache_ttl_seconds to these hooks: Kiro would replay one allow for every later"
         " matching call.",
         *_no_fail_closed(request, "Kiro CLI"),
     )
     return _dump_json(request.path, settings), before, notes
+
+
+# The agent the 2.x engine runs the guard in (HA3-9): hooks embedded in an agent file, V2 shape
+# {hooks: {preToolUse: [{command, matcher, timeout_ms}]}} (aws/amazon-q-developer-cli
+# crates/chat-cli/src/cli/agent/hook.rs @ 15cc8f3c), tools "*" as the default agent has them.
+_KIRO_AGENT: Final = "agent-control-plane"
+_KIRO_AGENT_FILE: Final = f".kiro/agents/{_KIRO_AGENT}.json"
+
+
+def _kiro_agent(request: _Request) -> tuple[str, str | None]:
+    """.kiro/agents/agent-control-plane.json: the guard as the 2.x engine runs it, V2 hooks."""
+    before = _read(request.path)
+    agent = _load_json(request.path, before)
+    agent.setdefault("name", _KIRO_AGENT)
+    agent.setdefault(
+        "description", "The default tools with the agent-control-plane guard on every call"
+    )
+    agent.setdefault("tools", ["*"])
+    hooks = _child(agent, "hooks", dict, request.path)
+    command, _ = _command(request, EventKinds.PRE_TOOL)
+    # V2 matchers are globs: * is every tool (KR-2 on the matcher); only preToolUse blocks on V2.
+    entry = {"command": command, "matcher": "*", "timeout_ms": request.timeout_s * 1000}
+    handlers = _child(hooks, "preToolUse", list, request.path)
+    for index, existing in enumerate(handlers):
+        if isinstance(existing, Mapping) and _is_ours(existing.get("command"), request.host):
+            handlers[index] = entry
+            break
+    else:
+        handlers.append(entry)
+    return _dump_json(request.path, agent, before), before
 
 
 # The plugins acp install copies (generated from templates/<host>/), and the one line of each that
@@ -1054,6 +1167,7 @@ def plan_install(
     local: bool = False,
     plugin: bool = False,
     audit_log: str | None = None,
+    windows: bool | None = None,
 ) -> InstallPlan:
     """Plan the configuration change that registers this host's hook entry; nothing is written."""
     if host not in _HOSTS:
@@ -1085,6 +1199,11 @@ def plan_install(
         project_path = _LOCAL[host]
     base = (root or Path.cwd()) if scope == "project" else (home or Path.home())
     path = base.absolute() / (project_path if scope == "project" else user_path)
+    if host == "cline" and scope == "user":
+        from ._host_shells import documents_dir
+
+        # The extension reads <Documents>/Cline/Hooks, XDG's documents folder on Linux (HA3-12).
+        path = documents_dir(base.absolute()) / Path(user_path).relative_to("Documents")
     folder = bin_dir or Path(sys.executable).parent
     script = folder / f"acp-{host}-hook"
     if not script.exists():
@@ -1118,6 +1237,7 @@ def plan_install(
         timeout_s=30 if timeout_s is None else timeout_s,
         timeout_set=timeout_s is not None,
         matcher=matcher,
+        windows=os.name == "nt" if windows is None else windows,
     )
     after, before, notes = entry(request)
     if after != before:
@@ -1132,6 +1252,12 @@ def plan_install(
             if more != earlier:
                 _check_writable(Path(os.path.realpath(sibling.path)))
             also.append(InstallPlan(host, sibling.path, earlier, more, mode=_EXECUTABLE))
+    if host == "kiro" and not plugin:
+        agent = replace(request, path=base.absolute() / _KIRO_AGENT_FILE)
+        more, earlier = _kiro_agent(agent)
+        if more != earlier:
+            _check_writable(Path(os.path.realpath(agent.path)))
+        also.append(InstallPlan(host, agent.path, earlier, more))
     return InstallPlan(
         host=host,
         path=path,

@@ -562,8 +562,10 @@ def _unset_version_notes(adapter: Adapter, environ: Mapping[str, str]) -> list[s
     names: Mapping[str, str] = getattr(adapter, "ENV_OPTIONS", {})
     options: Mapping[str, object] = getattr(adapter, "options", {})
     declaration = getattr(adapter, "DECLARATION", None)
-    if not getattr(declaration, "VERSION_FACTS", ()):
-        # Nothing this host renders depends on its version: there is nothing to say.
+    facts = getattr(declaration, "VERSION_FACTS", ())
+    # A fact that only says what the host does with a hook that died changes no answer the hook
+    # gives (Claude's onFailure window, docs/findings.md HA3-11): nothing to say for it.
+    if not any(set(fact["set"]) - {"dead_hook"} for fact in facts):
         return []
     host = adapter.AGENT.capitalize()
     return [

@@ -43,7 +43,7 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
 })
 # How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
-EVIDENCE: Final[tuple[str, str] | None] = None
+EVIDENCE: Final[tuple[str, str] | None] = ("lab_verified", "2.1.197, 2.1.332 (lab/hosts.lock.json)")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
@@ -53,13 +53,14 @@ BLOCK_STDOUT: Final[Mapping[str, object] | None] = None
 EXIT_ZERO_BLOCK: Final = False
 BLOCK_ENDS_RUN: Final = False
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
-DEAD_HOOK: Final[DeadHook] = "blocks_fail_closed"
+DEAD_HOOK: Final[DeadHook] = "runs"
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
-SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
-LAB_VERSIONS: Final[tuple[str, ...]] = ()
+SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("2.1.197", "2.1.332")
+LAB_VERSIONS: Final[tuple[str, ...]] = ("2.1.332", "2.1.197")
 VERSION_PAYLOAD_FIELD: Final[str | None] = None
 # Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
 VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (
+    MappingProxyType({"id": "on-failure-block", "set": MappingProxyType({"dead_hook": "blocks_fail_closed"}), "since": "2.1.295", "until": None}),
 )
 # Integration forms beside the top-level one, by name: the overlay <agent>_form lays (host.schema.json Form).
 FORMS: Final[Mapping[str, Mapping[str, object]]] = MappingProxyType({

@@ -42,7 +42,7 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
 })
 # How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
-EVIDENCE: Final[tuple[str, str] | None] = None
+EVIDENCE: Final[tuple[str, str] | None] = ("host_docs", "cursor.com/docs/hooks (copy of 2026-08-24, quoted again 2026-10-07)")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None

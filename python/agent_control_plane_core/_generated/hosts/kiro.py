@@ -44,7 +44,7 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
 })
 # How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
-EVIDENCE: Final[tuple[str, str] | None] = None
+EVIDENCE: Final[tuple[str, str] | None] = ("source_read", "aws/amazon-q-developer-cli @ 15cc8f3cd18c4272925ce1c7053268eedff1ea0a; kiro.dev/docs/cli/v3/hooks (CLI 2.13)")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None

@@ -43,7 +43,7 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
 })
 # How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
-EVIDENCE: Final[tuple[str, str] | None] = None
+EVIDENCE: Final[tuple[str, str] | None] = ("lab_verified", "0.15.10, 0.24.4 (lab/hosts.lock.json)")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
@@ -55,8 +55,8 @@ BLOCK_ENDS_RUN: Final = False
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
 DEAD_HOOK: Final[DeadHook] = "runs"
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
-SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
-LAB_VERSIONS: Final[tuple[str, ...]] = ()
+SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("0.15.10", "0.24.4")
+LAB_VERSIONS: Final[tuple[str, ...]] = ("0.24.4", "0.15.10")
 VERSION_PAYLOAD_FIELD: Final[str | None] = None
 # Each fact: {id, since?, until?, set}; since inclusive, until exclusive (host.schema.json VersionFact).
 VERSION_FACTS: Final[tuple[Mapping[str, object], ...]] = (

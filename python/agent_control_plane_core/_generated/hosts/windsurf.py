@@ -43,7 +43,7 @@ INPUT_KEY_RENAMES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 DERIVED_PATHS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
 })
 # How the declaration's gating facts are known: (level, where) (host.schema.json evidence).
-EVIDENCE: Final[tuple[str, str] | None] = None
+EVIDENCE: Final[tuple[str, str] | None] = ("host_docs", "docs.windsurf.com/windsurf/cascade/hooks (read 2026-12-01)")
 DEFAULT_BLOCK_REASON: Final = "blocked by monitor"
 FAILURE_EXIT_CODE: Final = 0
 FAILURE_STDOUT: Final[Mapping[str, object] | None] = None
