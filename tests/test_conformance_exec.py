@@ -224,3 +224,12 @@ def test_serve_adapter_answers_an_error_for_a_bad_request() -> None:
     out = io.StringIO()
     serve_adapter(adapter_for("claude"), io.StringIO('{"id": 1, "op": "render"}\n'), out)
     assert json.loads(out.getvalue()) == {"id": 1, "error": "KeyError: 'verdict'"}
+
+
+def test_a_fixture_file_that_does_not_load_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "bad.json").write_text('{"agent": "claude"}')
+    for source in (tmp_path / "missing.json", tmp_path / "bad.json"):
+        code, _, err = acp(capsys, "conformance", "--agent", "claude", "--fixtures", str(source))
+        assert code == 2 and err.startswith("acp conformance: ")

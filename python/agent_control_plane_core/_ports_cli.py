@@ -56,19 +56,22 @@ def register(command: Callable[[str, Callable[[argparse.Namespace], int], str], 
     )
 
 
-def _fixtures_path(args: argparse.Namespace) -> int:
-    from .cli import UsageError
+def _usage(command: str, problem: object) -> int:
+    """What cli.UsageError does (exit 2, the message on stderr), without importing cli (a cycle)."""
+    print(f"acp {command}: {problem}", file=sys.stderr)
+    return 2
 
+
+def _fixtures_path(args: argparse.Namespace) -> int:
     try:
         print(fixture_path(args.agent))
     except ValueError as exc:
-        raise UsageError(str(exc)) from exc
+        return _usage("fixtures-path", exc)
     return 0
 
 
 def _conformance(args: argparse.Namespace) -> int:
     from .adapters import adapter_for
-    from .cli import UsageError
     from .conformance import ConformanceError, FixtureError, load_fixtures, validate_fixtures
     from .conformance._external import ExecFailure, run_exec_conformance
 
@@ -77,7 +80,7 @@ def _conformance(args: argparse.Namespace) -> int:
         fixtures = load_fixtures(str(source))
         validate_fixtures(fixtures)
     except (OSError, ValueError, FixtureError) as exc:
-        raise UsageError(str(exc)) from exc
+        return _usage("conformance", exc)
     try:
         if args.exec_command:
             report = run_exec_conformance(args.exec_command, fixtures, args.timeout)
