@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# Test processes (pytest-xdist): the suite is CPU-bound and these machines have two cores.
+PYTEST_JOBS ?= 2
 
 .PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest lab-check
 
@@ -33,7 +35,7 @@ typecheck: $(STAMP)
 
 coverage: $(STAMP)
 	rm -f .coverage .coverage.*
-	$(BIN)/coverage run -m pytest
+	$(BIN)/coverage run -m pytest -n $(PYTEST_JOBS)
 	$(BIN)/coverage combine -q
 	$(BIN)/coverage json -q -o coverage.json
 	$(BIN)/python tools/coverage_floor.py coverage.json 90
