@@ -256,3 +256,42 @@ def test_an_unknown_policy_key_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert "field command.programs: not a command field; did you mean 'program'?" in text
     assert "field rewrite.replacment: not a rewrite field; did you mean 'replacement'?" in text
     assert "field test: not a policy field; did you mean 'tests'?" in text
+
+
+def test_the_readme_names_every_host_and_its_hook_entry() -> None:
+    from agent_control_plane_core import AGENT_IDS
+
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    intro = readme[: readme.index("## Install it into your project")]
+    for name in ("Auggie CLI", "Crush", "Cline", "Windsurf", "Claude Code", "opencode"):
+        assert name in intro
+    for agent in AGENT_IDS:
+        assert f"| `acp-{agent}-hook` |" in readme, agent
+
+
+def test_the_readme_claims_corrected_on_the_way_hold() -> None:
+    from agent_control_plane_core import Verdict, adapter_for
+    from agent_control_plane_core._generated.hosts import cline
+
+    from hook_runner import run_hook
+
+    # Codex without a version: a deny still blocks.
+    assert run_hook("codex", ACP_CODEX_VERSION="").code == 2
+    # Gemini CLI does replace tool output (a redaction reaches the model); Codex does not.
+    assert "mutated_output" not in adapter_for("gemini").UNRENDERED_FIELDS["post_tool"]
+    assert "mutated_output" in adapter_for("codex").UNRENDERED_FIELDS["post_tool"]
+    gemini = adapter_for("gemini")
+    event = gemini.parse(
+        {
+            "hook_event_name": "AfterTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "env"},
+            "tool_response": {"llmContent": "AKIA"},
+        }
+    )
+    answer = gemini.render(Verdict(decision="allow", mutated_output="[REDACTED]"), event)
+    assert "[REDACTED]" in json.dumps(answer.to_dict())
+    # Cline's block ends the whole task.
+    assert cline.BLOCK_ENDS_RUN is True

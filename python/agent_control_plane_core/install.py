@@ -1434,6 +1434,21 @@ def _dead_hook_notes(host: str, fail_closed: bool) -> tuple[str, ...]:
             f"{cause}, {host} runs the call; --fail-closed registers its own block for that"
             " case as well.",
         )
+    # A version fact can give the host a blocking failure mode from some release on.
+    later = [
+        (str(fact.get("since")), fact["set"]["dead_hook"])
+        for fact in getattr(declaration, "VERSION_FACTS", ())
+        if "dead_hook" in fact.get("set", {}) and fact.get("since")
+    ]
+    for since, mode in later:
+        if mode == DeadHooks.BLOCKS:
+            return (f"{cause}, {host} runs the call before {since}; from {since} it blocks it.",)
+        if mode == DeadHooks.BLOCKS_FAIL_CLOSED:
+            how = "is registered" if fail_closed else "would be registered with --fail-closed"
+            return (
+                f"{cause}, {host} runs the call; from {since} on, the block for that case that"
+                f" {how} is honoured.",
+            )
     return (
         f"{cause}, {host} runs the call and no audit line is written: it has no blocking"
         " failure mode, so run acp install again after moving or recreating the environment.",
