@@ -232,7 +232,14 @@ def _objects(documents: Mapping[str, Any]) -> list[dict[str, Any]]:
         for title, body in shapes:
             if title and "properties" in body:
                 found.append(
-                    {"name": title, "fields": list(body["properties"]), "source": doc_name}
+                    {
+                        "name": title,
+                        "fields": list(body["properties"]),
+                        "required": [
+                            f for f in body["properties"] if f in body.get("required", [])
+                        ],
+                        "source": doc_name,
+                    }
                 )
     return found
 

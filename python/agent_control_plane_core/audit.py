@@ -26,12 +26,8 @@ __all__ = ["append_hook_record", "append_line", "hook_record", "summarize"]
 _MODE: Final = 0o600
 _NONE: Final = "-"
 _NO_VERDICT: Final = "(no verdict)"
-# Every field but the optional ones (records written before they existed still count).
-_REQUIRED: Final = frozenset(AuditRecordFields.ALL) - {
-    AuditRecordFields.UNRENDERED,
-    AuditRecordFields.FAILURE,
-    AuditRecordFields.RULE,
-}
+# The schema's required fields (records written before the optional ones existed still count).
+_REQUIRED: Final = frozenset(AuditRecordFields.REQUIRED)
 
 
 def hook_record(
@@ -287,6 +283,9 @@ def summarize(lines: Iterable[str], *, slowest: int = 5) -> str:
         return float(value) if isinstance(value, (int, float)) else 0.0
 
     out += _not_allowed(records)
+    from ._layers import observed_summary
+
+    out += observed_summary(records)  # issue 28: observe mode's would-be decisions
     out.append(f"slowest {min(slowest, len(records))}:")
     for record in sorted(records, key=duration, reverse=True)[:slowest]:
         out.append(

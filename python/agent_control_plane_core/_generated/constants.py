@@ -227,6 +227,7 @@ class AuditRecordFields:
 
 
 class HostDeclarationFields:
+    REQUIRED: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
     """Field names of HostDeclaration, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "derived_paths", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response", "evidence")
@@ -243,6 +244,7 @@ class HostDeclarationFields:
     TOOL_ALIASES: Final = "tool_aliases"
     INPUT_KEY_RENAMES: Final = "input_key_renames"
     DERIVED_PATHS: Final = "derived_paths"
+    REQUIRED: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes")
     DEFAULT_BLOCK_REASON: Final = "default_block_reason"
     FAILURE_RESPONSE: Final = "failure_response"
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
@@ -276,6 +278,7 @@ class DerivedPathsFields:
 
 
 class EvidenceFields:
+    REQUIRED: Final[tuple[str, ...]] = ("version", "not_in_lab")
     """Field names of Evidence, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("level", "at")
@@ -284,6 +287,7 @@ class EvidenceFields:
 
 
 class FailureResponseFields:
+    REQUIRED: Final[tuple[str, ...]] = ("key", "form")
     """Field names of FailureResponse, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("exit_code", "stdout")
@@ -292,6 +296,7 @@ class FailureResponseFields:
 
 
 class FormFields:
+    REQUIRED: Final[tuple[str, ...]] = ("level", "at")
     """Field names of Form, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set", "evidence")
@@ -300,6 +305,7 @@ class FormFields:
     LAB_VERIFIED: Final = "lab_verified"
     SET: Final = "set"
     EVIDENCE: Final = "evidence"
+    REQUIRED: Final[tuple[str, ...]] = ("exit_code",)
 
 
 class NoteFields:
@@ -308,6 +314,7 @@ class NoteFields:
     ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "evidence")
     FACT: Final = "fact"
     SOURCE: Final = "source"
+    REQUIRED: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set")
     LAB_VERIFIED: Final = "lab_verified"
     EVIDENCE: Final = "evidence"
 
@@ -319,6 +326,7 @@ class OverlayFields:
     INTEGRATION_MODE: Final = "integration_mode"
     COVERAGE: Final = "coverage"
     GATED_KINDS: Final = "gated_kinds"
+    REQUIRED: Final[tuple[str, ...]] = ("fact", "source")
     COVERAGE_KINDS: Final = "coverage_kinds"
     NATIVE_ASK_TIER: Final = "native_ask_tier"
     RENDERED_FIELDS: Final = "rendered_fields"
@@ -329,6 +337,7 @@ class OverlayFields:
     FEATURES: Final = "features"
 
 
+    REQUIRED: Final[tuple[str, ...]] = ()
 class VersionFactFields:
     """Field names of VersionFact, in host.schema.json order."""
 
@@ -346,6 +355,7 @@ class VersionFactFields:
 class VersionRangeFields:
     """Field names of VersionRange, in host.schema.json order."""
 
+    REQUIRED: Final[tuple[str, ...]] = ("id", "fact", "source", "lab_verified", "set")
     ALL: Final[tuple[str, ...]] = ("min", "max")
     MIN: Final = "min"
     MAX: Final = "max"
@@ -360,6 +370,7 @@ class VersionsFields:
     LAB_OLDER: Final = "lab_older"
     PAYLOAD_FIELD: Final = "payload_field"
     UNVERSIONED: Final = "unversioned"
+    REQUIRED: Final[tuple[str, ...]] = ("min", "max")
     NOTES: Final = "notes"
 
 
@@ -368,6 +379,7 @@ class NativeResponseFields:
 
     ALL: Final[tuple[str, ...]] = ("transport", "exit_code", "enforced", "stdout", "stderr")
     TRANSPORT: Final = "transport"
+    REQUIRED: Final[tuple[str, ...]] = ("supported", "lab_pinned", "unversioned")
     EXIT_CODE: Final = "exit_code"
     ENFORCED: Final = "enforced"
     STDOUT: Final = "stdout"
@@ -380,6 +392,7 @@ class PolicyFields:
     ALL: Final[tuple[str, ...]] = ("rules", "tests")
     RULES: Final = "rules"
     TESTS: Final = "tests"
+    REQUIRED: Final[tuple[str, ...]] = ("transport", "exit_code", "enforced")
 
 
 class PolicyCommandFields:
@@ -402,6 +415,7 @@ class PolicyExpandFields:
 
     ALL: Final[tuple[str, ...]] = ("marker", "text", "times")
     MARKER: Final = "marker"
+    REQUIRED: Final[tuple[str, ...]] = ()
     TEXT: Final = "text"
     TIMES: Final = "times"
 
@@ -417,6 +431,7 @@ class PolicyRewriteFields:
 class PolicyRuleFields:
     """Field names of PolicyRule, in policy.schema.json order."""
 
+    REQUIRED: Final[tuple[str, ...]] = ("marker", "text", "times")
     ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "command", "paths", "on_unparsed", "decision", "reason", "context", "rewrite", "on_unrendered")
     NAME: Final = "name"
     TOOLS: Final = "tools"
@@ -426,6 +441,7 @@ class PolicyRuleFields:
     COMMAND: Final = "command"
     PATHS: Final = "paths"
     ON_UNPARSED: Final = "on_unparsed"
+    REQUIRED: Final[tuple[str, ...]] = ("pattern", "replacement")
     DECISION: Final = "decision"
     REASON: Final = "reason"
     CONTEXT: Final = "context"
@@ -455,6 +471,7 @@ class ToolCallEventFields:
 
     ALL: Final[tuple[str, ...]] = ("schema_version", "event", "tool", "input", "this_call_vetoable", "meta", "response")
     SCHEMA_VERSION: Final = "schema_version"
+    REQUIRED: Final[tuple[str, ...]] = ("expect",)
     EVENT: Final = "event"
     TOOL: Final = "tool"
     INPUT: Final = "input"
@@ -472,6 +489,7 @@ class EventMetaFields:
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
     PASSTHROUGH: Final = "passthrough"
+    REQUIRED: Final[tuple[str, ...]] = ("schema_version", "event", "tool", "input", "this_call_vetoable", "meta")
     SESSION_ID: Final = "session_id"
     CWD: Final = "cwd"
     PERMISSION_MODE: Final = "permission_mode"
@@ -485,6 +503,7 @@ class PatchInputFields:
     ALL: Final[tuple[str, ...]] = ("file_path", "file_paths")
     FILE_PATH: Final = "file_path"
     FILE_PATHS: Final = "file_paths"
+    REQUIRED: Final[tuple[str, ...]] = ("agent", "native_event", "integration_mode", "primary_gate_present", "passthrough")
 
 
 class PromptInputFields:
@@ -501,6 +520,7 @@ class VerdictFields:
     DECISION: Final = "decision"
     MUTATED_INPUT: Final = "mutated_input"
     MUTATED_OUTPUT: Final = "mutated_output"
+    REQUIRED: Final[tuple[str, ...]] = ("file_path", "file_paths")
     ADDITIONAL_CONTEXT: Final = "additional_context"
     REASON: Final = "reason"
 
@@ -509,6 +529,7 @@ MODELED_TOOL_INPUT_KEYS: Final[Mapping[str, str]] = MappingProxyType({"Bash": "c
 """Canonical tool name to the input key a judge reads (tool-input-keys.json)."""
 
 MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFetch")
+    REQUIRED: Final[tuple[str, ...]] = ("prompt",)
 """Canonical tools whose input the contract models, in document order."""
 
 
@@ -516,6 +537,7 @@ class ModeledTools:
     """Canonical tool names the contract models (tool-input-keys.json), for adapters that pick one."""
 
     BASH: Final = "Bash"
+    REQUIRED: Final[tuple[str, ...]] = ("decision",)
     EDIT: Final = "Edit"
     WRITE: Final = "Write"
     READ: Final = "Read"

@@ -17,17 +17,7 @@ OFFSET_SUFFIX: Final = ".otel-offset"
 # the old offset) no longer starts the same way.
 _HEAD: Final = 256
 # audit-record.schema.json's required fields; optional ones (unrendered, newer ones) may be absent.
-_REQUIRED: Final = frozenset(
-    {
-        AuditRecordFields.TIME,
-        AuditRecordFields.AGENT,
-        AuditRecordFields.EVENT,
-        AuditRecordFields.VERDICT,
-        AuditRecordFields.EXIT_CODE,
-        AuditRecordFields.ENFORCED,
-        AuditRecordFields.DURATION_MS,
-    }
-)
+_REQUIRED: Final = frozenset(AuditRecordFields.REQUIRED)
 
 
 def offset_path(log: str) -> str:
