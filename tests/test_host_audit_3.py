@@ -12,6 +12,7 @@ from agent_control_plane_core import Verdict, adapter_for
 from agent_control_plane_core._host_shells import (
     WindowsQuotingError,
     cmd_line,
+    detect_version,
     documents_dir,
     powershell_line,
     split_env,
@@ -324,3 +325,42 @@ def test_split_env_reads_the_argv_install_writes() -> None:
     with pytest.raises(WindowsQuotingError, match="only alone"):
         cmd_line(["C:\\a b\\hook.exe", "arg"])
     assert powershell_line(["C:\\a b\\hook.exe", "it's"]) == "& 'C:\\a b\\hook.exe' 'it''s'"
+
+
+def test_install_writes_the_host_version_so_copilot_redaction_is_rendered(tmp_path: Path) -> None:
+    plan = plan_install("copilot", root=tmp_path, bin_dir=BIN, host_version="1.0.102")
+    command = json.loads(plan.after)["hooks"]["preToolUse"][0]["bash"]
+    assert "ACP_COPILOT_VERSION=1.0.102" in command
+    assert any("copilot 1.0.102" in note for note in plan.notes)
+    floor = adapter_for("copilot")
+    pinned = adapter_for("copilot", copilot_version="1.0.102")
+    assert "mutated_output" in floor.UNRENDERED_FIELDS["post_tool"]
+    assert "mutated_output" not in pinned.UNRENDERED_FIELDS["post_tool"]
+    old = plan_install("claude", root=tmp_path, bin_dir=BIN, host_version="2.1.100")
+    assert any("observe only" in note for note in old.notes)
+    new = plan_install("qwen", root=tmp_path, bin_dir=BIN, host_version="9.0.0")
+    assert any("newer than" in note for note in new.notes)
+    for bad, host, message in (
+        ("two", "claude", "is not a version"),
+        ("1.0.0", "gemini", "declares no versions"),
+        ("detect", "claude", "gave no version"),
+    ):
+        with pytest.raises(InstallError, match=message):
+            plan_install(host, root=tmp_path, bin_dir=BIN, host_version=bad)
+    with pytest.raises(InstallError, match="give one"):
+        plan_install(
+            "codex", root=tmp_path, bin_dir=BIN, host_version="0.171.0", codex_version="0.171.0"
+        )
+
+
+def test_detect_version_reads_the_hosts_version_line() -> None:
+    assert detect_version("claude", lambda argv: "2.1.332 (Claude Code)\n") == "2.1.332"
+    assert detect_version("copilot", lambda argv: "GitHub Copilot CLI 1.0.102.\n") == "1.0.102"
+    assert detect_version("codex", lambda argv: "codex-cli 0.172.0-alpha.1\n") == "0.172.0-alpha.1"
+    assert detect_version("qwen", lambda argv: "") is None
+    assert detect_version("gemini", lambda argv: "0.61.0") is None
+
+    def missing(argv: object) -> str:
+        raise FileNotFoundError(argv)
+
+    assert detect_version("claude", missing) is None

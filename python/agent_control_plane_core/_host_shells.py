@@ -20,10 +20,17 @@ from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Final
 
-__all__ = ["WindowsQuotingError", "cmd_line", "documents_dir", "powershell_line", "split_env"]
+__all__ = [
+    "WindowsQuotingError",
+    "cmd_line",
+    "detect_version",
+    "documents_dir",
+    "powershell_line",
+    "split_env",
+]
 
 # POSIX env(1), as install.hook_command writes it.
 _ENV: Final = "/usr/bin/env"
@@ -115,3 +122,41 @@ def documents_dir(home: Path, environ: Mapping[str, str] | None = None) -> Path:
     if not path.is_absolute():
         path = home / path
     return home / "Documents" if path == home else path
+
+
+# The command each host with version facts answers its version to (hosts/<host>.json versions):
+# `acp install HOST --host-version detect` runs it from PATH.
+VERSION_COMMANDS: Final[Mapping[str, tuple[str, ...]]] = {
+    "claude": ("claude", "--version"),
+    "codex": ("codex", "--version"),
+    "copilot": ("copilot", "--version"),
+    "qwen": ("qwen", "--version"),
+}
+_VERSION: Final = re.compile(r"(?<![\d.])(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
+
+
+def detect_version(host: str, run: Callable[[Sequence[str]], str] | None = None) -> str | None:
+    """The installed host's version from its --version output, or None when it does not answer."""
+    command = VERSION_COMMANDS.get(host)
+    if command is None:
+        return None
+    try:
+        text = (run or _run)(command)
+    except (OSError, ValueError):
+        return None
+    found = _VERSION.search(text)
+    return found.group(1) if found else None
+
+
+def _run(command: Sequence[str]) -> str:
+    import subprocess
+
+    done = subprocess.run(
+        list(command),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.stdout if done.returncode == 0 else ""

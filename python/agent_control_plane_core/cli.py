@@ -600,6 +600,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
             fail_closed=args.fail_closed,
             timeout_s=args.timeout,
             codex_version=args.codex_version,
+            host_version=args.host_version,
             on_unrendered=args.on_unrendered,
             sole_gate=args.sole_gate,
             matcher=args.matcher,
@@ -854,6 +855,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
     sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
+    sub.add_argument(
+        "--host-version",
+        metavar="VERSION",
+        help="the installed host's version, written as ACP_<HOST>_VERSION so its version facts"
+        " apply (claude, codex, copilot, qwen); detect runs the host's --version",
+    )
     sub.add_argument(
         "--audit-log",
         metavar="PATH",

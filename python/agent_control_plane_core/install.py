@@ -141,6 +141,7 @@ def hook_command(
     sole_gate: bool = False,
     judge_path: tuple[str, ...] = (),
     audit_log: str | None = None,
+    version_env: tuple[str, str] | None = None,
 ) -> list[str]:
     """The argv a host runs: the venv's absolute acp-<host>-hook, options set in its environment."""
     folder = (bin_dir or Path(sys.executable).parent).absolute()
@@ -152,6 +153,9 @@ def hook_command(
     assignments: list[str] = []
     if codex_version is not None:
         assignments.append(f"{CODEX_VERSION_ENV}={codex_version}")
+    if version_env is not None:
+        # The installed host's version (--host-version), so its version facts apply (HA3-15).
+        assignments.append(f"{version_env[0]}={version_env[1]}")
     if judge is not None:
         unset += ["-u", POLICY_ENV]  # the registered judge wins over an inherited ACP_POLICY
         assignments.append(f"{JUDGE_ENV}={judge}")
@@ -1168,6 +1172,7 @@ def plan_install(
     plugin: bool = False,
     audit_log: str | None = None,
     windows: bool | None = None,
+    host_version: str | None = None,
 ) -> InstallPlan:
     """Plan the configuration change that registers this host's hook entry; nothing is written."""
     if host not in _HOSTS:
@@ -1186,6 +1191,7 @@ def plan_install(
             f"--on-unrendered {on_unrendered!r} is not one of {', '.join(UnrenderedPostures.ALL)}"
         )
     _check_matcher(host, matcher)
+    version_env, version_notes = _host_version(host, host_version, codex_version)
     if plugin and host not in _PLUGIN_HOSTS:
         raise InstallError(
             f"--plugin installs a host's plugin form; only {', '.join(sorted(_PLUGIN_HOSTS))}"
@@ -1222,6 +1228,7 @@ def plan_install(
             fail_closed=closed,
             codex_version=codex_version,
             bin_dir=folder,
+            version_env=version_env,
             on_unrendered=on_unrendered,
             sole_gate=sole_gate,
             judge_path=judge_path,
@@ -1240,6 +1247,7 @@ def plan_install(
         windows=os.name == "nt" if windows is None else windows,
     )
     after, before, notes = entry(request)
+    notes = (*version_notes, *notes)
     if after != before:
         _check_writable(Path(os.path.realpath(path)))
     also: list[InstallPlan] = []
@@ -1274,6 +1282,49 @@ def plan_install(
         mode=_EXECUTABLE if host in _EXECUTED else None,
         also=tuple(also),
     )
+
+
+def _host_version(
+    host: str, given: str | None, codex_version: str | None
+) -> tuple[tuple[str, str] | None, tuple[str, ...]]:
+    """ACP_<HOST>_VERSION for the hook command, from --host-version VERSION or detect (HA3-15)."""
+    import importlib
+
+    from .contract import version_key
+
+    declaration = importlib.import_module(f"{__package__}._generated.hosts.{host}")
+    supported = declaration.SUPPORTED_VERSIONS
+    if given is None:
+        return None, ()
+    if supported is None:
+        raise InstallError(f"--host-version: {host} declares no versions, so none is written")
+    if host == "codex" and codex_version is not None:
+        raise InstallError("--host-version and --codex-version both name Codex's version; give one")
+    version = given
+    if given == "detect":
+        from ._host_shells import VERSION_COMMANDS, detect_version
+
+        found = detect_version(host)
+        if found is None:
+            raise InstallError(
+                f"--host-version detect: {' '.join(VERSION_COMMANDS[host])} gave no version;"
+                f" pass it (--host-version {supported[1]})"
+            )
+        version = found
+    key = version_key(version)
+    if key is None:
+        raise InstallError(f"--host-version {version!r} is not a version such as {supported[1]}")
+    notes: tuple[str, ...] = (f"{host} {version}: the hook renders that version's facts.",)
+    low, high = version_key(supported[0]), version_key(supported[1])
+    assert low is not None and high is not None  # the declaration is validated
+    if key < low:
+        notes = (
+            f"{host} {version} is older than the supported {supported[0]}: the hook claims no"
+            " block there (observe only).",
+        )
+    elif key > high:
+        notes += (f"{host} {version} is newer than {supported[1]}, the newest release examined.",)
+    return (f"ACP_{host.upper()}_VERSION", version), notes
 
 
 # Per-machine project settings beside the committed file: Claude Code also reads

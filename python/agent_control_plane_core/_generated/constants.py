@@ -214,6 +214,7 @@ class AuditRecordFields:
     """Field names of AuditRecord, in audit-record.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms", "unrendered", "rule", "failure")
+    REQUIRED: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
     TIME: Final = "time"
     AGENT: Final = "agent"
     EVENT: Final = "event"
@@ -227,10 +228,10 @@ class AuditRecordFields:
 
 
 class HostDeclarationFields:
-    REQUIRED: Final[tuple[str, ...]] = ("time", "agent", "event", "verdict", "exit_code", "enforced", "duration_ms")
     """Field names of HostDeclaration, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "derived_paths", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response", "evidence")
+    REQUIRED: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
@@ -244,7 +245,6 @@ class HostDeclarationFields:
     TOOL_ALIASES: Final = "tool_aliases"
     INPUT_KEY_RENAMES: Final = "input_key_renames"
     DERIVED_PATHS: Final = "derived_paths"
-    REQUIRED: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes")
     DEFAULT_BLOCK_REASON: Final = "default_block_reason"
     FAILURE_RESPONSE: Final = "failure_response"
     EXIT_ZERO_BLOCK: Final = "exit_zero_block"
@@ -265,6 +265,7 @@ class BuiltFromFields:
     """Field names of BuiltFrom, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("version", "not_in_lab")
+    REQUIRED: Final[tuple[str, ...]] = ("version", "not_in_lab")
     VERSION: Final = "version"
     NOT_IN_LAB: Final = "not_in_lab"
 
@@ -273,48 +274,48 @@ class DerivedPathsFields:
     """Field names of DerivedPaths, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("key", "form")
+    REQUIRED: Final[tuple[str, ...]] = ("key", "form")
     KEY: Final = "key"
     FORM: Final = "form"
 
 
 class EvidenceFields:
-    REQUIRED: Final[tuple[str, ...]] = ("version", "not_in_lab")
     """Field names of Evidence, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("level", "at")
+    REQUIRED: Final[tuple[str, ...]] = ("level", "at")
     LEVEL: Final = "level"
     AT: Final = "at"
 
 
 class FailureResponseFields:
-    REQUIRED: Final[tuple[str, ...]] = ("key", "form")
     """Field names of FailureResponse, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("exit_code", "stdout")
+    REQUIRED: Final[tuple[str, ...]] = ("exit_code",)
     EXIT_CODE: Final = "exit_code"
     STDOUT: Final = "stdout"
 
 
 class FormFields:
-    REQUIRED: Final[tuple[str, ...]] = ("level", "at")
     """Field names of Form, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set", "evidence")
+    REQUIRED: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set")
     FACT: Final = "fact"
     SOURCE: Final = "source"
     LAB_VERIFIED: Final = "lab_verified"
     SET: Final = "set"
     EVIDENCE: Final = "evidence"
-    REQUIRED: Final[tuple[str, ...]] = ("exit_code",)
 
 
 class NoteFields:
     """Field names of Note, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "evidence")
+    REQUIRED: Final[tuple[str, ...]] = ("fact", "source")
     FACT: Final = "fact"
     SOURCE: Final = "source"
-    REQUIRED: Final[tuple[str, ...]] = ("fact", "source", "lab_verified", "set")
     LAB_VERIFIED: Final = "lab_verified"
     EVIDENCE: Final = "evidence"
 
@@ -323,10 +324,10 @@ class OverlayFields:
     """Field names of Overlay, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("integration_mode", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "rendered_fields", "unrendered_fields", "failure_response", "exit_zero_block", "dead_hook", "features")
+    REQUIRED: Final[tuple[str, ...]] = ()
     INTEGRATION_MODE: Final = "integration_mode"
     COVERAGE: Final = "coverage"
     GATED_KINDS: Final = "gated_kinds"
-    REQUIRED: Final[tuple[str, ...]] = ("fact", "source")
     COVERAGE_KINDS: Final = "coverage_kinds"
     NATIVE_ASK_TIER: Final = "native_ask_tier"
     RENDERED_FIELDS: Final = "rendered_fields"
@@ -337,11 +338,11 @@ class OverlayFields:
     FEATURES: Final = "features"
 
 
-    REQUIRED: Final[tuple[str, ...]] = ()
 class VersionFactFields:
     """Field names of VersionFact, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("id", "fact", "since", "until", "source", "lab_verified", "set", "evidence")
+    REQUIRED: Final[tuple[str, ...]] = ("id", "fact", "source", "lab_verified", "set")
     ID: Final = "id"
     FACT: Final = "fact"
     SINCE: Final = "since"
@@ -355,8 +356,8 @@ class VersionFactFields:
 class VersionRangeFields:
     """Field names of VersionRange, in host.schema.json order."""
 
-    REQUIRED: Final[tuple[str, ...]] = ("id", "fact", "source", "lab_verified", "set")
     ALL: Final[tuple[str, ...]] = ("min", "max")
+    REQUIRED: Final[tuple[str, ...]] = ("min", "max")
     MIN: Final = "min"
     MAX: Final = "max"
 
@@ -365,12 +366,12 @@ class VersionsFields:
     """Field names of Versions, in host.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("supported", "lab_pinned", "lab_older", "payload_field", "unversioned", "notes")
+    REQUIRED: Final[tuple[str, ...]] = ("supported", "lab_pinned", "unversioned")
     SUPPORTED: Final = "supported"
     LAB_PINNED: Final = "lab_pinned"
     LAB_OLDER: Final = "lab_older"
     PAYLOAD_FIELD: Final = "payload_field"
     UNVERSIONED: Final = "unversioned"
-    REQUIRED: Final[tuple[str, ...]] = ("min", "max")
     NOTES: Final = "notes"
 
 
@@ -378,8 +379,8 @@ class NativeResponseFields:
     """Field names of NativeResponse, in native-response.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("transport", "exit_code", "enforced", "stdout", "stderr")
+    REQUIRED: Final[tuple[str, ...]] = ("transport", "exit_code", "enforced")
     TRANSPORT: Final = "transport"
-    REQUIRED: Final[tuple[str, ...]] = ("supported", "lab_pinned", "unversioned")
     EXIT_CODE: Final = "exit_code"
     ENFORCED: Final = "enforced"
     STDOUT: Final = "stdout"
@@ -390,15 +391,16 @@ class PolicyFields:
     """Field names of Policy, in policy.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("rules", "tests")
+    REQUIRED: Final[tuple[str, ...]] = ("rules",)
     RULES: Final = "rules"
     TESTS: Final = "tests"
-    REQUIRED: Final[tuple[str, ...]] = ("transport", "exit_code", "enforced")
 
 
 class PolicyCommandFields:
     """Field names of PolicyCommand, in policy.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("program", "fold_case", "subcommand", "value_options", "aliases", "all_flags", "any_flags", "args", "piped_from")
+    REQUIRED: Final[tuple[str, ...]] = ()
     PROGRAM: Final = "program"
     FOLD_CASE: Final = "fold_case"
     SUBCOMMAND: Final = "subcommand"
@@ -414,8 +416,8 @@ class PolicyExpandFields:
     """Field names of PolicyExpand, in policy.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("marker", "text", "times")
+    REQUIRED: Final[tuple[str, ...]] = ("marker", "text", "times")
     MARKER: Final = "marker"
-    REQUIRED: Final[tuple[str, ...]] = ()
     TEXT: Final = "text"
     TIMES: Final = "times"
 
@@ -424,6 +426,7 @@ class PolicyRewriteFields:
     """Field names of PolicyRewrite, in policy.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("pattern", "replacement")
+    REQUIRED: Final[tuple[str, ...]] = ("pattern", "replacement")
     PATTERN: Final = "pattern"
     REPLACEMENT: Final = "replacement"
 
@@ -431,8 +434,8 @@ class PolicyRewriteFields:
 class PolicyRuleFields:
     """Field names of PolicyRule, in policy.schema.json order."""
 
-    REQUIRED: Final[tuple[str, ...]] = ("marker", "text", "times")
     ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "command", "paths", "on_unparsed", "decision", "reason", "context", "rewrite", "on_unrendered")
+    REQUIRED: Final[tuple[str, ...]] = ("decision",)
     NAME: Final = "name"
     TOOLS: Final = "tools"
     EVENTS: Final = "events"
@@ -441,7 +444,6 @@ class PolicyRuleFields:
     COMMAND: Final = "command"
     PATHS: Final = "paths"
     ON_UNPARSED: Final = "on_unparsed"
-    REQUIRED: Final[tuple[str, ...]] = ("pattern", "replacement")
     DECISION: Final = "decision"
     REASON: Final = "reason"
     CONTEXT: Final = "context"
@@ -453,6 +455,7 @@ class PolicyTestFields:
     """Field names of PolicyTest, in policy.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("name", "tool", "input", "output", "event", "cwd", "payload", "expand", "agents", "expect", "rule")
+    REQUIRED: Final[tuple[str, ...]] = ("expect",)
     NAME: Final = "name"
     TOOL: Final = "tool"
     INPUT: Final = "input"
@@ -470,8 +473,8 @@ class ToolCallEventFields:
     """Field names of ToolCallEvent, in tool-call-event.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("schema_version", "event", "tool", "input", "this_call_vetoable", "meta", "response")
+    REQUIRED: Final[tuple[str, ...]] = ("schema_version", "event", "tool", "input", "this_call_vetoable", "meta")
     SCHEMA_VERSION: Final = "schema_version"
-    REQUIRED: Final[tuple[str, ...]] = ("expect",)
     EVENT: Final = "event"
     TOOL: Final = "tool"
     INPUT: Final = "input"
@@ -484,12 +487,12 @@ class EventMetaFields:
     """Field names of EventMeta, in tool-call-event.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("agent", "native_event", "integration_mode", "primary_gate_present", "passthrough", "session_id", "cwd", "permission_mode", "transcript_path", "native_tool")
+    REQUIRED: Final[tuple[str, ...]] = ("agent", "native_event", "integration_mode", "primary_gate_present", "passthrough")
     AGENT: Final = "agent"
     NATIVE_EVENT: Final = "native_event"
     INTEGRATION_MODE: Final = "integration_mode"
     PRIMARY_GATE_PRESENT: Final = "primary_gate_present"
     PASSTHROUGH: Final = "passthrough"
-    REQUIRED: Final[tuple[str, ...]] = ("schema_version", "event", "tool", "input", "this_call_vetoable", "meta")
     SESSION_ID: Final = "session_id"
     CWD: Final = "cwd"
     PERMISSION_MODE: Final = "permission_mode"
@@ -501,15 +504,16 @@ class PatchInputFields:
     """Field names of PatchInput, in tool-call-event.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("file_path", "file_paths")
+    REQUIRED: Final[tuple[str, ...]] = ("file_path", "file_paths")
     FILE_PATH: Final = "file_path"
     FILE_PATHS: Final = "file_paths"
-    REQUIRED: Final[tuple[str, ...]] = ("agent", "native_event", "integration_mode", "primary_gate_present", "passthrough")
 
 
 class PromptInputFields:
     """Field names of PromptInput, in tool-call-event.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("prompt",)
+    REQUIRED: Final[tuple[str, ...]] = ("prompt",)
     PROMPT: Final = "prompt"
 
 
@@ -517,10 +521,10 @@ class VerdictFields:
     """Field names of Verdict, in verdict.schema.json order."""
 
     ALL: Final[tuple[str, ...]] = ("decision", "mutated_input", "mutated_output", "additional_context", "reason")
+    REQUIRED: Final[tuple[str, ...]] = ("decision",)
     DECISION: Final = "decision"
     MUTATED_INPUT: Final = "mutated_input"
     MUTATED_OUTPUT: Final = "mutated_output"
-    REQUIRED: Final[tuple[str, ...]] = ("file_path", "file_paths")
     ADDITIONAL_CONTEXT: Final = "additional_context"
     REASON: Final = "reason"
 
@@ -529,7 +533,6 @@ MODELED_TOOL_INPUT_KEYS: Final[Mapping[str, str]] = MappingProxyType({"Bash": "c
 """Canonical tool name to the input key a judge reads (tool-input-keys.json)."""
 
 MODELED_TOOLS: Final[tuple[str, ...]] = ("Bash", "Edit", "Write", "Read", "WebFetch")
-    REQUIRED: Final[tuple[str, ...]] = ("prompt",)
 """Canonical tools whose input the contract models, in document order."""
 
 
@@ -537,7 +540,6 @@ class ModeledTools:
     """Canonical tool names the contract models (tool-input-keys.json), for adapters that pick one."""
 
     BASH: Final = "Bash"
-    REQUIRED: Final[tuple[str, ...]] = ("decision",)
     EDIT: Final = "Edit"
     WRITE: Final = "Write"
     READ: Final = "Read"
