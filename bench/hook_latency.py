@@ -24,6 +24,8 @@ POLICY = ROOT / "examples" / "policy.toml"
 EXAMPLES = ROOT / "examples"
 INSTALL_JUDGE = "demo_judge:judge"
 AGENTS = ("claude", "codex", "amp", "gemini")
+# Issue 30: the policy's cost against its size, each with its own target (10 rules: none).
+RULE_COUNTS = {10: None, 1_000: 1.3, 10_000: 1.6}
 _IMPORT_DATACLASSES = (
     "import dataclasses, json, sys; json.load(sys.stdin); sys.stdout.write(json.dumps({}))"
 )
@@ -40,6 +42,28 @@ def installed_command(folder: Path, **options: Any) -> list[str]:
     settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
     (command,) = {h["command"] for e in settings["hooks"]["PreToolUse"] for h in e["hooks"]}
     return shlex.split(command)
+
+
+def rule_file(folder: Path, count: int) -> Path:
+    """A generated allowlist-style policy: one deny rule per program, every 100th one on git.
+
+    The git rules (with a subcommand each) are candidates for the bench's `git status` call, so
+    a larger file also means more rules evaluated; the others are filed under other programs.
+    """
+    rules = []
+    for i in range(count):
+        program, extra = (
+            ("git", f'subcommand = ["sub{i}"]')
+            if i % 100 == 50
+            else (f"tool{i}", 'any_flags = ["-f"]')
+        )
+        rules.append(
+            f'[[rules]]\nname = "r{i}"\ntools = ["Bash"]\ndecision = "deny"\nreason = "no {i}"\n'
+            f'[rules.command]\nprogram = ["{program}"]\n{extra}\n'
+        )
+    path = folder / f"rules-{count}.toml"
+    path.write_text("\n".join(rules), encoding="utf-8")
+    return path
 
 
 def commands(payloads: dict[str, Path], folder: Path) -> list[dict[str, Any]]:
@@ -78,6 +102,16 @@ def commands(payloads: dict[str, Path], folder: Path) -> list[dict[str, Any]]:
     ]
     for name, argv, env in options:
         rows.append({"name": name, "argv": argv, "env": env, "role": "option"})
+    for count, goal in RULE_COUNTS.items():
+        rows.append(
+            {
+                "name": f"acp-claude-hook, ACP_POLICY={count:,} generated rules",
+                "argv": [claude],
+                "env": {"ACP_POLICY": str(rule_file(folder, count))},
+                "role": "rules",
+                "goal": goal,
+            }
+        )
     rows += peers.ensure()
     for row in rows:
         row.setdefault("stdin", payloads["claude"])
@@ -148,6 +182,7 @@ def measure(runs: int = 40, warmup: int = 3) -> dict[str, Any]:
                 "cpu_ms": c["median"] * 1000,
                 "wall_ratio": w["median"] / floor_wall,
                 "cpu_ratio": c["median"] / floor_cpu,
+                "goal": row.get("goal"),
             }
         )
     return {

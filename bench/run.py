@@ -16,6 +16,7 @@ from typing import Any
 
 import bridge
 import hook_latency
+import resident
 import throughput
 from _common import BIN, HOOK_PAYLOADS, ROOT, hook_env
 
@@ -96,6 +97,8 @@ def verdict(ok: bool) -> str:
 
 def _goal(row: dict[str, Any], latency: dict[str, Any]) -> float | None:
     """The ratio a row must stay under, or None for a floor, reference or peer."""
+    if row.get("goal"):
+        return float(row["goal"])  # issue 30: each policy size has its own target
     return {"target": latency["target_ratio"], "option": latency["option_ratio"]}.get(row["role"])
 
 
@@ -131,11 +134,60 @@ def _fastest_peer(latency: dict[str, Any], key: str) -> dict[str, Any]:
     return min((row for row in latency["rows"] if row["role"] == "peer"), key=lambda r: r[key])
 
 
+def rules_rows(latency: dict[str, Any]) -> list[str]:
+    """Issue 30's summary lines: the hook with a generated policy of each size that has a target."""
+    out = []
+    for row in latency["rows"]:
+        if row["role"] != "rules" or not row.get("goal"):
+            continue
+        for key, label in (("cpu_ratio", "CPU"), ("wall_ratio", "wall")):
+            out.append(
+                f"| `{row['name']}` ({label} time) | {row[key]:.2f}x the floor |"
+                f" ≤ {row['goal']}x | {verdict(row[key] <= row['goal'])} |"
+            )
+    return out
+
+
+def resident_rows(resident: dict[str, Any]) -> list[str]:
+    """Issue 30's summary lines for `acp serve`: median alone, p99 under concurrent callers."""
+    alone, together = resident["rows"]
+    return [
+        f"| `acp serve` (resident HTTP), {alone['name']}: median | {alone['median_ms']:.2f} ms |"
+        f" ≤ {resident['median_target']} ms | {verdict(alone['median_ms'] <= resident['median_target'])} |",
+        f"| `acp serve` (resident HTTP), {together['name']}: p99 | {together['p99_ms']:.2f} ms |"
+        f" ≤ {resident['p99_target']} ms | {verdict(together['p99_ms'] <= resident['p99_target'])} |",
+    ]
+
+
+def resident_table(resident: dict[str, Any], latency: dict[str, Any]) -> list[str]:
+    """The resident transport's latency beside the command hook and the floor (ms)."""
+    by_name = {row["name"]: row for row in latency["rows"]}
+    lines = [
+        "| transport | callers | requests | median ms | p99 ms |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for row in resident["rows"]:
+        lines.append(
+            f"| `acp serve --policy examples/policy.toml`, HTTP/1.1 keep-alive | {row['name']} |"
+            f" {row['requests']:,} | {row['median_ms']:.2f} | {row['p99_ms']:.2f} |"
+        )
+    for name in ("acp-claude-hook, ACP_POLICY=examples/policy.toml", "floor (bench/floor.py)"):
+        row = by_name.get(name)
+        if row is not None:
+            lines.append(
+                f"| `{name}` (one process per call, wall) | 1 caller | | {row['wall_ms']:.1f} | |"
+            )
+    return lines
+
+
 def summary_rows(
-    latency: dict[str, Any], events: dict[str, Any], lines: dict[str, Any]
+    latency: dict[str, Any],
+    events: dict[str, Any],
+    lines: dict[str, Any],
+    resident: dict[str, Any] | None = None,
 ) -> list[str]:
     """The Summary table: every target of issue 13 (and issue 16's policy line) as a ratio."""
-    out = []
+    out = rules_rows(latency) + ([] if resident is None else resident_rows(resident))
     for key, label in (("cpu_ratio", "CPU"), ("wall_ratio", "wall")):
         host = _worst(latency, "target", key)
         out.append(
@@ -175,6 +227,7 @@ def render(
     events: dict[str, Any],
     lines: dict[str, Any],
     command: str,
+    resident: dict[str, Any] | None = None,
 ) -> str:
     """The whole docs/performance.md text."""
     today = datetime.date.today().isoformat()
@@ -202,7 +255,7 @@ def render(
         "",
         "| benchmark | measured | target | result |",
         "|---|---:|---|---|",
-        *summary_rows(latency, events, lines),
+        *summary_rows(latency, events, lines, resident),
         "",
         "## 1. Hook end-to-end latency",
         "",
@@ -233,6 +286,25 @@ def render(
         "",
         CUTS,
         "",
+        *(
+            []
+            if resident is None
+            else [
+                "### The resident transport (issue 30)",
+                "",
+                "`acp serve` loads the policy once and answers Claude Code's HTTP hook requests on",
+                "127.0.0.1 (bench/resident.py): a single-threaded selectors loop over HTTP/1.1",
+                "keep-alive connections, each caller a closed loop (send the payload, wait for the",
+                f"answer, send again), one caller alone and then {resident['rows'][1]['name']},",
+                "each in its own process on the same two CPUs as the server. The rows with",
+                "`ACP_POLICY=N generated rules` above are the command hook against the policy's size",
+                "(bench/hook_latency.py rule_file: one deny rule per program, every 100th on git,",
+                "so the call's git rules grow with the file).",
+                "",
+                *resident_table(resident, latency),
+                "",
+            ]
+        ),
         "## 2. In-process parse+render throughput",
         "",
         '`adapter.render(Verdict(decision="allow"), adapter.parse(payload))` in a loop, for',
@@ -523,6 +595,11 @@ def main() -> None:
     runs = 10 if args.quick else 40
     print(f"hook latency ({runs} interleaved rounds, peers included)...", flush=True)
     latency = hook_latency.measure(runs=runs, warmup=3)
+    print("resident transport (acp serve)...", flush=True)
+    payload = json.dumps(HOOK_PAYLOADS["claude"]).encode()
+    served = resident.measure(
+        payload, sequential=500 if args.quick else 3000, each=100 if args.quick else 500
+    )
     print("import profile...", flush=True)
     profile = import_profile()
     print("in-process throughput...", flush=True)
@@ -534,7 +611,7 @@ def main() -> None:
         if args.quick
         else "`make bench` (which runs `.venv/bin/python bench/run.py`)"
     )
-    text = render(facts, (before, load()), latency, profile, events, lines, command)
+    text = render(facts, (before, load()), latency, profile, events, lines, command, served)
     print("the hook with acp audit export following its log...", flush=True)
     text = exporter_section(text, exporter_cost(runs=10 if args.quick else 20))
     args.output.write_text(text, encoding="utf-8")
