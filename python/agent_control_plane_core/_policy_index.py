@@ -266,8 +266,8 @@ def load_indexed_judge(path: str) -> _policy.PolicyJudge:
                 if reader is not None and reader.digest == digest:
                     return IndexedPolicyJudge(reader, path)
     judge = _policy.load_policy_judge(path)  # parses, checks and caches the rules (or raises)
-    if folder is None:
-        return judge
+    if folder is None or getattr(judge, "layered", False):
+        return judge  # issue 28: a layer chain is never indexed as one file's rules
     data, _ = _policy._cached_data(path)
     noted = _policy._trusted_json(os.path.join(folder, _policy._index_name(path)))
     digest = noted.get("digest") if isinstance(noted, dict) else None

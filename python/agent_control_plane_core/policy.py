@@ -277,6 +277,10 @@ class PolicyJudge:
 def load_policy_judge(path: str) -> PolicyJudge:
     """Load a TOML rule file into a judge; raise JudgeLoadError naming the file, rule and field."""
     data, cached = _cached_data(path)
+    if PolicyFields.EXTENDS in data or PolicyFields.MODE in data or _observes(data):
+        from ._layers import layered_judge
+
+        return layered_judge(path, data)  # issue 28: layers that only tighten, observe mode
     # A cache is written only for a file that compiled: its patterns need no check again.
     rules, problems = _compile(data, checked=cached)
     if problems and cached:
@@ -287,6 +291,14 @@ def load_policy_judge(path: str) -> PolicyJudge:
         found = "; ".join(_with_lines(path, problems))
         raise JudgeLoadError(f"policy {path}: {found}; {_FIX}")
     return PolicyJudge(rules, path)
+
+
+def _observes(data: Mapping[str, Any]) -> bool:
+    """Whether a rule of the file has a mode (issue 28: _layers reads it)."""
+    rules = data.get(PolicyFields.RULES)
+    return isinstance(rules, list) and any(
+        isinstance(rule, dict) and PolicyRuleFields.MODE in rule for rule in rules
+    )
 
 
 def _with_lines(path: str, problems: list[str]) -> list[str]:
@@ -511,6 +523,10 @@ def check_policy_file(path: str) -> list[str]:
         problems = _compile(data)[1]
     if not problems:
         problems = _runaway_patterns(data) + _tool_name_problems(data)
+    if not problems:
+        from ._layers import check_layers
+
+        problems = check_layers(path, data)  # issue 28: its bases load, no cycle
     return problems
 
 

@@ -596,6 +596,11 @@ def judge_from_env(environ: Mapping[str, str]) -> Judge:
             from ._pin import check_pinned
 
             check_pinned(policy, pinned, POLICY_DIGEST_ENV)
+        from ._layers import hook_judge
+
+        layered = hook_judge(policy)  # issue 28: a file that extends a base or observes
+        if layered is not None:
+            return layered
         # Issue 30: the indexed judge reads only the buckets a call needs from the compiled cache.
         from ._policy_index import load_indexed_judge
 

@@ -112,6 +112,19 @@ class VetoingCoverages:
 
 
 if TYPE_CHECKING:
+    PolicyMode: TypeAlias = Literal["enforce", "observe"]
+    """Whether a policy or rule decides (enforce) or only records what it would have decided (observe)."""
+
+
+class PolicyModes:
+    """Values of PolicyMode, defined in policy.schema.json."""
+
+    ALL: Final[tuple[PolicyMode, ...]] = ("enforce", "observe")
+    ENFORCE: Final = "enforce"
+    OBSERVE: Final = "observe"
+
+
+if TYPE_CHECKING:
     UnparsedOutcome: TypeAlias = Literal["match", "no_match"]
     """Whether input the judge cannot read completely counts as a match of a deny or ask rule."""
 
@@ -390,10 +403,12 @@ class NativeResponseFields:
 class PolicyFields:
     """Field names of Policy, in policy.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("rules", "tests")
+    ALL: Final[tuple[str, ...]] = ("rules", "tests", "extends", "mode")
     REQUIRED: Final[tuple[str, ...]] = ("rules",)
     RULES: Final = "rules"
     TESTS: Final = "tests"
+    EXTENDS: Final = "extends"
+    MODE: Final = "mode"
 
 
 class PolicyCommandFields:
@@ -434,7 +449,7 @@ class PolicyRewriteFields:
 class PolicyRuleFields:
     """Field names of PolicyRule, in policy.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "command", "paths", "on_unparsed", "decision", "reason", "context", "rewrite", "on_unrendered")
+    ALL: Final[tuple[str, ...]] = ("name", "tools", "events", "field", "match", "command", "paths", "on_unparsed", "decision", "reason", "context", "rewrite", "on_unrendered", "mode")
     REQUIRED: Final[tuple[str, ...]] = ("decision",)
     NAME: Final = "name"
     TOOLS: Final = "tools"
@@ -449,6 +464,7 @@ class PolicyRuleFields:
     CONTEXT: Final = "context"
     REWRITE: Final = "rewrite"
     ON_UNRENDERED: Final = "on_unrendered"
+    MODE: Final = "mode"
 
 
 class PolicyTestFields:
@@ -562,6 +578,7 @@ if not TYPE_CHECKING:  # the aliases above, for who reads them at run time (_laz
             "DeadHook": ("runs", "blocks", "blocks_fail_closed"),
             "EvidenceLevel": ("lab_verified", "source_read", "host_docs", "third_party"),
             "VetoingCoverage": ("covered", "partial"),
+            "PolicyMode": ("enforce", "observe"),
             "UnparsedOutcome": ("match", "no_match"),
             "UnrenderedDecision": ("deny", "allow"),
             "EventKind": ("pre_tool", "post_tool", "prompt_submit", "session_start", "unknown"),
