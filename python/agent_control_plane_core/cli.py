@@ -1,4 +1,4 @@
-"""The `acp` command: bridge, parse, render, record, validate, keys, schema-path, hook, policy, audit, gen."""
+"""The `acp` command: bridge, parse, render, record, validate, keys, schema-path, fixtures-path, conformance, hook, policy, audit, gen."""
 
 from __future__ import annotations
 
@@ -604,11 +604,13 @@ def _cmd_install(args: argparse.Namespace) -> int:
             fail_closed=args.fail_closed,
             timeout_s=args.timeout,
             codex_version=args.codex_version,
+            host_version=args.host_version,
             on_unrendered=args.on_unrendered,
             sole_gate=args.sole_gate,
             matcher=args.matcher,
             local=args.local,
             plugin=args.plugin,
+            audit_log=args.audit_log,
         )
     except InstallError as exc:
         raise UsageError(str(exc)) from exc
@@ -692,6 +694,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="acp",
         description="agent-control-plane-core: normalized hook events across coding agents.",
     )
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("agent-control-plane-core")
+    except PackageNotFoundError:  # a source tree on sys.path without an install
+        installed = "unknown"
+    parser.add_argument("--version", action="version", version=f"acp {installed}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(
@@ -772,6 +781,9 @@ def _parser() -> argparse.ArgumentParser:
         "schema-path", _cmd_schema_path, "Print the path of an installed schema document."
     )
     sub.add_argument("name", help="e.g. tool-call-event, verdict, native-response, host")
+    from ._ports_cli import register  # fixtures-path and conformance (issue 31)
+
+    register(command)
     sub = command(
         "hook", _cmd_hook, "Run as the hook entry of one agent (stdin payload, native answer)."
     )
@@ -847,6 +859,18 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--timeout", type=int, help="the host's hook timeout in seconds (default 30)")
     sub.add_argument(*_ON_UNRENDERED_ARGS, choices=UnrenderedPostures.ALL, help=_ON_UNRENDERED_HELP)
     sub.add_argument("--codex-version", help="the Codex version your launcher pins (codex only)")
+    sub.add_argument(
+        "--host-version",
+        metavar="VERSION",
+        help="the installed host's version, written as ACP_<HOST>_VERSION so its version facts"
+        " apply (claude, codex, copilot, qwen); detect runs the host's --version",
+    )
+    sub.add_argument(
+        "--audit-log",
+        metavar="PATH",
+        help="register ACP_AUDIT_LOG=PATH in the hook command (made absolute; a file outside the"
+        " project)",
+    )
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     sub.add_argument(
         "--resident",
@@ -909,6 +933,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .export import main as export_main
 
         return export_main(words[2:])
+    if words[:1] == ["policy"] and len(words) > 2 and {"-h", "--help"} & set(words[2:]):
+        from .policy_cli import ACTION_HELP
+
+        if words[1] in ACTION_HELP:  # issue 26: help per policy action
+            print(ACTION_HELP[words[1]])
+            return 0
     args, extra = _parser().parse_known_args(words)
     if extra:
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
