@@ -173,10 +173,23 @@ _PATCH_CALLS = [
         },
     ),
     ("amp", {"tool": "apply_patch", "cwd": "/home/dev/project", "input": {"patch_text": PATCH}}),
+    (
+        "codex",
+        {
+            "hook_event_name": "PreToolUse",
+            "cwd": "/home/dev/project",
+            "tool_name": "Bash",
+            "tool_input": {"command": f"apply_patch <<'EOF'\n{PATCH}EOF"},
+        },
+    ),
 ]
 
 
-@pytest.mark.parametrize(("agent", "payload"), _PATCH_CALLS, ids=[a for a, _ in _PATCH_CALLS])
+@pytest.mark.parametrize(
+    ("agent", "payload"),
+    _PATCH_CALLS,
+    ids=[f"{a}-{p.get('tool_name', p.get('tool'))}" for a, p in _PATCH_CALLS],
+)
 def test_a_patch_with_one_file_outside_is_denied_by_a_path_rule(
     agent: str, payload: dict[str, Any], tmp_path: Path
 ) -> None:

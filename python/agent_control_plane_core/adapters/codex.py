@@ -6,6 +6,7 @@ import json
 import re
 
 from .._generated.constants import (
+    MODELED_TOOL_INPUT_KEYS,
     ContentFields,
     Decisions,
     EventKinds,
@@ -33,6 +34,12 @@ _PATCH_TOOL: Final = "apply_patch"
 # "*** Delete File: p", and "*** Move to: p" after an update (codex apply-patch grammar).
 _PATCH_HEADER: Final = r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$"
 _ADD: Final = "Add File"
+# The shell tool's input key, and an apply_patch heredoc as the whole command (codex's shell
+# interception of apply_patch, apply-patch/src/invocation.rs: `apply_patch <<'EOF' ... EOF`).
+_SHELL_KEY: Final = MODELED_TOOL_INPUT_KEYS[ModeledTools.BASH]
+_SHELL_PATCH: Final = (
+    r"apply_patch\s+<<-?\s*(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[ \t]*\n(?P<patch>.*)\n(?P=tag)"
+)
 
 
 class CodexAdapter(HostAdapter):
@@ -56,6 +63,10 @@ class CodexAdapter(HostAdapter):
             tool_input = fields.object("tool_input")
             if native_tool == _PATCH_TOOL:
                 tool_input, aliases = _patch_input(tool_input)
+            elif native_tool == ModeledTools.BASH:
+                # An apply_patch heredoc through the shell is applied by Codex as a patch (HA3-13):
+                # judged as the Edit or Write of every file it names, the command kept.
+                tool_input, aliases = _shell_patch_input(tool_input)
         return self.build_event(
             fields,
             kind=kind,
@@ -233,14 +244,35 @@ def _patch_input(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     return extended, {_PATCH_TOOL: ModeledTools.WRITE if only_adds else ModeledTools.EDIT}
 
 
+def _shell_patch_input(
+    tool_input: dict[str, Any],
+) -> tuple[dict[str, Any], dict[str, str] | None]:
+    """A shell call that is only `apply_patch <<'EOF' ... EOF`, read as the patch it applies."""
+    command = to_string(tool_input.get(_SHELL_KEY))
+    found = None if command is None else re.fullmatch(_SHELL_PATCH, command.strip(), re.DOTALL)
+    if found is None:
+        return tool_input, None
+    extended, kind = _patch_input({_SHELL_KEY: found.group("patch")})
+    if kind is None:
+        return tool_input, None
+    return {**tool_input, **{k: extended[k] for k in PatchInputFields.ALL}}, {
+        ModeledTools.BASH: kind[_PATCH_TOOL]
+    }
+
+
 def _native_patch_input(event: ToolCallEvent, mutated: object) -> object | None:
     """A rewrite of apply_patch as Codex takes it: the patch, without the paths the parse added.
 
     None when the rewrite's file_path or file_paths differ from what its patch text names: only
     the patch reaches the tool, so such a rewrite cannot be applied.
     """
-    if event.meta.native_tool != _PATCH_TOOL or not isinstance(mutated, dict):
+    if not isinstance(mutated, dict):
         return mutated
+    if event.meta.native_tool != _PATCH_TOOL:
+        if PatchInputFields.FILE_PATHS not in event.input:
+            return mutated
+        # A shell patch: the paths the parse added are not the shell tool's input.
+        return {k: v for k, v in mutated.items() if k not in PatchInputFields.ALL}
     derived, _ = _patch_input({k: v for k, v in mutated.items() if k not in PatchInputFields.ALL})
     if any(key in mutated and mutated[key] != derived.get(key) for key in PatchInputFields.ALL):
         return None
