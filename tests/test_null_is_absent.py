@@ -80,3 +80,22 @@ def test_the_hook_entry_answers_a_naive_null_verdict_as_a_plain_allow(tmp_path: 
     )
     assert run.code == 0, run.stderr
     assert run.body() == {"hookSpecificOutput": {"hookEventName": "PreToolUse"}}
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        (lambda e: e["meta"].pop("native_tool"), "a tool without meta.native_tool"),
+        (lambda e: e.update(tool=None), "meta.native_tool without a tool"),
+        (lambda e: e.update(response=None), "a result on pre_tool"),
+    ],
+)
+def test_the_event_schema_encodes_the_native_tool_and_response_rules(
+    change: Any, what: str
+) -> None:
+    from agent_control_plane_core.schemas import validator_for
+
+    event = json.loads((REPO / "fixtures" / "claude.json").read_text())["cases"][0]["event"]
+    assert validator_for("tool-call-event").is_valid(event)
+    change(event)
+    assert not validator_for("tool-call-event").is_valid(event), what
