@@ -271,8 +271,14 @@ def _native_patch_input(event: ToolCallEvent, mutated: object) -> object | None:
     if event.meta.native_tool != _PATCH_TOOL:
         if PatchInputFields.FILE_PATHS not in event.input:
             return mutated
-        # A shell patch: the paths the parse added are not the shell tool's input.
-        return {k: v for k, v in mutated.items() if k not in PatchInputFields.ALL}
+        # A shell patch: the paths the parse added (from the old or the new command) are not the
+        # shell tool's input; a value naming other files is passed on as the judge wrote it.
+        derived, _ = _shell_patch_input({k: v for k, v in mutated.items() if k == _SHELL_KEY})
+        return {
+            k: v
+            for k, v in mutated.items()
+            if not (k in PatchInputFields.ALL and v in (event.input.get(k), derived.get(k)))
+        }
     derived, _ = _patch_input({k: v for k, v in mutated.items() if k not in PatchInputFields.ALL})
     if any(key in mutated and mutated[key] != derived.get(key) for key in PatchInputFields.ALL):
         return None
