@@ -160,6 +160,7 @@ def test_each_bucket_kind_is_used() -> None:
                 {R.DECISION: "deny", R.TOOLS: ["mcp__a__b"]},
                 {R.DECISION: "ask", R.EVENTS: [EventKinds.POST_TOOL]},
                 {R.DECISION: "ask"},
+                {R.DECISION: "allow", R.COMMAND: {C.PROGRAM: ["git"], C.SUBCOMMAND: ["push"]}},
             ]
         }
     )
@@ -170,6 +171,7 @@ def test_each_bucket_kind_is_used() -> None:
     assert keys[3] == ["t\0mcp__a__b", "t\0mcp_a_b"]
     assert keys[4] == [f"e\0{EventKinds.POST_TOOL}"]
     assert keys[5] == ["*"]
+    assert keys[6] == ["S\0\0git", "s\0\0git\0push"]
 
 
 def test_a_broken_index_is_refused() -> None:
@@ -268,3 +270,14 @@ def test_no_cache_folder_still_judges(tmp_path: Path, monkeypatch: pytest.Monkey
     path = tmp_path / "rules.toml"
     _generated_policy(path, 2)
     assert load_indexed_judge(str(path)).explain(_shell("tool1 -f")).rule == "rules[1] ('r1')"
+
+
+def test_an_unreadable_word_may_be_the_subcommand() -> None:
+    rule = {R.DECISION: "deny", R.COMMAND: {C.PROGRAM: ["git"], C.SUBCOMMAND: ["push"]}}
+    linear, indexed = _judges([rule])
+    many = "git " + "-q " * 40 + "push"
+    for command in ("git $X", "git push", many, "git status"):
+        expected, got = linear.explain(_shell(command)), indexed.explain(_shell(command))
+        assert (got.rule, got.verdict, got.why) == (expected.rule, expected.verdict, expected.why)
+    assert indexed.explain(_shell("git $X")).rule == "rules[0]"
+    assert indexed.explain(_shell(many)).rule == "rules[0]"

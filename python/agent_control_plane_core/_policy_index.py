@@ -23,12 +23,15 @@ __all__ = ["IndexReader", "IndexedPolicyJudge", "build_index", "load_indexed_jud
 # header, the slots of its keys, their buckets and the rules they name: nothing else of a
 # 10,000-rule file is parsed (issue 30: a policy's cost independent of its size).
 MAGIC: Final = b"ACPX"
-_FORMAT: Final = 1
+_FORMAT: Final = 2
 _ENTRY: Final = 8
 # Glob program patterns are filed under at most this many characters of their literal prefix:
 # a prefix of the prefix is still a necessary condition, and a lookup tries each length once.
 PREFIX_CHARS: Final = 12
 _WILD: Final = "*?["
+# Words of a simple command looked up as its possible subcommand; a longer one reads every
+# subcommand rule of its program instead (still a superset, never a missed rule).
+SUBCOMMAND_WORDS: Final = 32
 _ANY: Final = "*"  # rules that can match any program, tool and event: read on every call
 
 
@@ -44,6 +47,16 @@ def rule_keys(rule: _Rule) -> list[str]:
     if command is not None and command.programs is not None:
         field = rule.field or ""
         keys: list[str] = []
+        literal = not any(c in word for word in command.programs for c in _WILD)
+        subcommands = command.subcommands
+        if literal and subcommands and not any(c in w for w in subcommands for c in _WILD):
+            # Filed by program and subcommand: a match needs the subcommand among the call's
+            # words (policy._command_result); S holds them all for calls too long to list.
+            keys = [f"s\0{field}\0{p}\0{sub}" for p in command.programs for sub in subcommands]
+            keys += [f"S\0{field}\0{p}" for p in command.programs]
+            if _policy._fails_closed(rule):
+                keys.append(f"u\0{field}")
+            return sorted(set(keys))
         for pattern in command.programs:
             prefix = _literal_prefix(pattern)
             if not prefix:
@@ -84,14 +97,16 @@ def build_index(
     buckets: dict[str, list[int]] = {}
     fields: set[str] = set()
     lengths: set[int] = set()
+    words = False
     for number, rule in enumerate(rules):
         for key in rule_keys(rule):
             buckets.setdefault(key, []).append(number)
             kind, _, rest = key.partition("\0")
-            if kind in ("p", "g", "u"):
+            if kind in ("p", "g", "u", "s", "S"):
                 fields.add(rest.partition("\0")[0])
             if kind == "g":
                 lengths.add(len(rest.partition("\0")[2]))
+            words = words or kind == "s"
     slots = 1
     while slots < 2 * len(buckets) + 1:
         slots *= 2
@@ -106,6 +121,7 @@ def build_index(
         "slots": slots,
         "fields": sorted(fields),
         "lengths": sorted(lengths),
+        "words": words,
     }
     head = json.dumps(header, separators=(",", ":")).encode("utf-8")
     body_at = len(MAGIC) + 4 + len(head) + _ENTRY * len(texts)
@@ -142,6 +158,7 @@ class IndexReader:
         self._slots: int = header["slots"]
         self.fields: list[str] = header["fields"]
         self.lengths: list[int] = header["lengths"]
+        self.words: bool = header["words"]
         self._table = start + length
         self._compiled: dict[int, _Rule] = {}
         if self._table + _ENTRY * (self._slots + self.count) > len(buffer):
@@ -197,6 +214,18 @@ def _program_keys(reader: IndexReader, event: ToolCallEvent, keys: set[str]) -> 
                 for form in {name, name.lower()}:  # fold_case rules are filed lower-cased
                     keys.add(f"p\0{field}\0{form}")
                     keys.update(f"g\0{field}\0{form[:n]}" for n in reader.lengths if len(form) >= n)
+                    if reader.words:
+                        _subcommand_keys(command, f"{field}\0{form}", keys)
+
+
+def _subcommand_keys(command: Any, program: str, keys: set[str]) -> None:
+    """The subcommand buckets of one simple command: each of its words, or all (S) when it has
+    too many to list or a word the splitter could not read (which could be the subcommand)."""
+    words = command.argv[1:]
+    if len(words) > SUBCOMMAND_WORDS or any(index > 0 for index in command.unresolved):
+        keys.add(f"S\0{program}")
+    else:
+        keys.update(f"s\0{program}\0{word}" for word in words)
 
 
 def candidates(reader: IndexReader, event: ToolCallEvent) -> list[_Rule]:
