@@ -426,6 +426,51 @@ def _form_problems(host: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+# What an overlay may set when its fact rests on a third-party report only: it may take claims
+# away, never add one (host.schema.json EvidenceLevel; docs/findings.md HA3).
+_CLAIMING_COVERAGE = frozenset({"covered", "partial"})
+
+
+def _claims(overlay: Mapping[str, Any]) -> list[str]:
+    """The overlay entries that would make a render claim more than the top-level fields."""
+    found = []
+    if overlay.get("gated_kinds") or overlay.get("coverage_kinds"):
+        found.append("gated_kinds/coverage_kinds")
+    if overlay.get("rendered_fields"):
+        found.append("rendered_fields")
+    if overlay.get("native_ask_tier") is True:
+        found.append("native_ask_tier true")
+    if overlay.get("exit_zero_block") is True:
+        found.append("exit_zero_block true")
+    if overlay.get("dead_hook", "runs") != "runs":
+        found.append(f"dead_hook {overlay['dead_hook']}")
+    if overlay.get("integration_mode", "observe_only") != "observe_only":
+        found.append(f"integration_mode {overlay['integration_mode']}")
+    found += [
+        f"coverage.{name} {status}"
+        for name, status in sorted(overlay.get("coverage", {}).items())
+        if status in _CLAIMING_COVERAGE
+    ]
+    return found
+
+
+def _evidence_problems(host: Mapping[str, Any]) -> list[str]:
+    """A version fact or form backed only by a third-party report never makes a render claim more."""
+    problems = []
+    entries = [(f"version_facts {f['id']!r}", f) for f in host.get("version_facts", [])]
+    entries += [(f"forms.{name}", form) for name, form in sorted(host.get("forms", {}).items())]
+    for name, entry in entries:
+        if (entry.get("evidence") or {}).get("level") != "third_party":
+            continue
+        claims = _claims(entry["set"])
+        if claims:
+            problems.append(
+                f"{name}: rests on a third-party report only, so it may not set {', '.join(claims)}"
+                " (a render would claim what no primary source shows)"
+            )
+    return problems
+
+
 class SchemaLintError(ValueError):
     """A schema document or host declaration breaks a modelling rule; nothing is generated."""
 
@@ -474,6 +519,7 @@ def lint(root_src: Path = REPO) -> None:
             problems.append(f"{where}: coverage needs exactly one status per CallClass")
         problems += [f"{where}: {problem}" for problem in _version_problems(host)]
         problems += [f"{where}: {problem}" for problem in _form_problems(host)]
+        problems += [f"{where}: {problem}" for problem in _evidence_problems(host)]
     problems += _meta_problems(documents)
     if problems:
         raise SchemaLintError(

@@ -377,3 +377,42 @@ def test_detect_version_reads_the_hosts_version_line() -> None:
         raise FileNotFoundError(argv)
 
     assert detect_version("claude", missing) is None
+
+
+def test_a_fact_resting_on_a_third_party_report_may_only_take_claims_away() -> None:
+    from codegen.driver import _evidence_problems
+
+    third = {"level": "third_party", "at": "a blog post"}
+    host: dict[str, Any] = {
+        "version_facts": [
+            {"id": "adds", "evidence": third, "set": {"gated_kinds": ["pre_tool"]}},
+            {"id": "removes", "evidence": third, "set": {"unrendered_fields": {"pre_tool": ["x"]}}},
+            {"id": "sourced", "set": {"dead_hook": "blocks"}},
+        ],
+        "forms": {
+            "plugin": {
+                "evidence": third,
+                "set": {
+                    "native_ask_tier": True,
+                    "rendered_fields": {"post_tool": ["mutated_output"]},
+                    "exit_zero_block": True,
+                    "dead_hook": "blocks",
+                    "integration_mode": "external_hook",
+                    "coverage": {"mcp": "covered", "subagent": "uncovered"},
+                },
+            }
+        },
+    }
+    problems = _evidence_problems(host)
+    assert len(problems) == 2
+    assert problems[0].startswith("version_facts 'adds': rests on a third-party report only")
+    for claim in (
+        "native_ask_tier true",
+        "rendered_fields",
+        "exit_zero_block true",
+        "dead_hook blocks",
+        "integration_mode external_hook",
+        "coverage.mcp covered",
+    ):
+        assert claim in problems[1]
+    assert "subagent" not in problems[1]
