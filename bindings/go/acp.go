@@ -379,6 +379,22 @@ type Evidence struct {
 	At string `json:"at"`
 }
 
+// ManagedLayer: A host's admin configuration layer: where it is, what form it takes, how it ranks, and the switch that makes the host ignore user and project hooks.
+type ManagedLayer struct {
+	// The absolute path of the admin file on Linux (and WSL).
+	Linux string `json:"linux"`
+	// The absolute path of the admin file on macOS.
+	Macos string `json:"macos"`
+	// The form of the file, named after the scope whose entry it takes: `project` (the project file's form) or `user` (the user file's form).
+	Form json.RawMessage `json:"form"`
+	// How the host ranks the admin layer against user and project configuration, and whether their hooks still run beside it.
+	Precedence string `json:"precedence"`
+	// The setting (key = value) in the admin file that makes the host ignore user and project hooks; absent: the host has none, so their hooks run beside the admin one.
+	HooksOnly *string `json:"hooks_only,omitempty"`
+	// Where these facts come from.
+	Evidence Evidence `json:"evidence"`
+}
+
 // HostDeclarationSenderMarkers: How this host's payload is recognised when it reaches another host's hook entry, because this host runs that host's hook configuration (docs/findings.md XH-1): the payload is this host's when a field of string_fields holds a string, or a field of field_values holds one of its strings. The receiving entry answers with this host's adapter.
 type HostDeclarationSenderMarkers struct {
 	// The host whose hook entry receives this host's payloads.
@@ -445,6 +461,8 @@ type HostDeclaration struct {
 	BlockResponse *FailureResponse `json:"block_response,omitempty"`
 	// How the declaration's gating facts (block signal, gated kinds) are known, with where; docs/hosts.md shows it for every host. Absent: lab_verified where versions.lab_pinned is set, else source_read.
 	Evidence *Evidence `json:"evidence,omitempty"`
+	// The host's admin layer, where `acp install --managed` writes its entry (issue 28): the system file an administrator owns, read above the user's and project's configuration. Absent: the host has no admin layer this project knows of, and --managed refuses it.
+	Managed *ManagedLayer `json:"managed,omitempty"`
 }
 
 // MarshalJSON writes a Verdict the contract's way: a zero Decision is allow, and a field

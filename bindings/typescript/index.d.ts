@@ -337,6 +337,22 @@ export interface Evidence {
   at: string;
 }
 
+/** A host's admin configuration layer: where it is, what form it takes, how it ranks, and the switch that makes the host ignore user and project hooks. (host.schema.json) */
+export interface ManagedLayer {
+  /** The absolute path of the admin file on Linux (and WSL). */
+  linux: string;
+  /** The absolute path of the admin file on macOS. */
+  macos: string;
+  /** The form of the file, named after the scope whose entry it takes: `project` (the project file's form) or `user` (the user file's form). */
+  form: unknown;
+  /** How the host ranks the admin layer against user and project configuration, and whether their hooks still run beside it. */
+  precedence: string;
+  /** The setting (key = value) in the admin file that makes the host ignore user and project hooks; absent: the host has none, so their hooks run beside the admin one. */
+  hooks_only?: string;
+  /** Where these facts come from. */
+  evidence: Evidence;
+}
+
 /** How this host's payload is recognised when it reaches another host's hook entry, because this host runs that host's hook configuration (docs/findings.md XH-1): the payload is this host's when a field of string_fields holds a string, or a field of field_values holds one of its strings. The receiving entry answers with this host's adapter. */
 export interface HostDeclarationSenderMarkers {
   /** The host whose hook entry receives this host's payloads. */
@@ -403,6 +419,8 @@ export interface HostDeclaration {
   block_response?: FailureResponse;
   /** How the declaration's gating facts (block signal, gated kinds) are known, with where; docs/hosts.md shows it for every host. Absent: lab_verified where versions.lab_pinned is set, else source_read. */
   evidence?: Evidence;
+  /** The host's admin layer, where `acp install --managed` writes its entry (issue 28): the system file an administrator owns, read above the user's and project's configuration. Absent: the host has no admin layer this project knows of, and --managed refuses it. */
+  managed?: ManagedLayer;
 }
 
 /** Canonical tools whose input the contract models (tool-input-keys.json). */

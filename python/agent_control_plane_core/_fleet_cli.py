@@ -24,6 +24,9 @@ def _scope_options(sub: argparse.ArgumentParser) -> None:
         help="the project (default)",
     )
     where.add_argument("--user", dest="scope", action="store_const", const="user", help="the user")
+    where.add_argument(
+        "--managed", dest="scope", action="store_const", const="managed", help="the admin layer"
+    )
     sub.set_defaults(scope="project")
     sub.add_argument("--local", action="store_true", help="claude: .claude/settings.local.json")
     sub.add_argument("--plugin", action="store_true", help="amp: the Plugin API plugin")
@@ -40,7 +43,7 @@ def register(
         _cmd_uninstall,
         "Remove the entries acp install wrote for a host; each file as it was before the install.",
     )
-    sub.add_argument("host", help="e.g. claude")
+    sub.add_argument("host", nargs="?", help="e.g. claude")
     _scope_options(sub)
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     sub = command(
@@ -60,6 +63,9 @@ def _cmd_uninstall(args: argparse.Namespace) -> int:
 
     from ._uninstall import plan_uninstall
     from .install import InstallError
+
+    if args.host is None:
+        return _refused(InstallError("name the host, e.g. acp uninstall claude"))
 
     try:
         plans = plan_uninstall(

@@ -74,6 +74,10 @@ class Finding:
 
 
 def _scopes(host: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    from ._managed import managed_layer
+
+    if managed_layer(host) is not None:
+        yield "managed", {"scope": "managed"}
     yield "project", {"scope": "project"}
     if host in _LOCAL:
         yield "local", {"scope": "project", "local": True}
@@ -234,5 +238,11 @@ def status_text(findings: list[Finding], bare: list[str]) -> str:
 
 def _ignored(host: str, scope: str) -> list[str]:
     """What the host will not run of this entry, as far as this machine's configuration says."""
-    del host, scope
-    return []
+    if scope == "managed":
+        return []
+    from ._managed import hooks_only
+
+    switch = hooks_only(host)
+    if switch is None:
+        return []
+    return [f"this entry: the admin layer {switch} makes {host} run managed hooks only"]

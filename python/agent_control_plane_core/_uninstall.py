@@ -29,7 +29,6 @@ from .install import (
     _PLUGIN_HOSTS,
     InstallError,
     InstallPlan,
-    Scope,
     _dump_json,
     _is_ours,
     _load_json,
@@ -42,8 +41,6 @@ __all__ = ["UninstallPlan", "config_paths", "plan_uninstall", "recorded_apply", 
 _STATE_SUBDIR: Final = ("agent-control-plane-core", "installs")
 # The keys a handler of ours carries its command under, per host format (install.py's entries).
 _COMMAND_KEYS: Final = ("command", "bash", "to")
-# Keys an install adds beside its hooks to a file it creates (_flat_hooks, _kiro).
-_INSTALLER_KEYS: Final = frozenset({"version"})
 
 
 def state_dir(environ: Mapping[str, str] | None = None, *, create: bool = False) -> Path:
@@ -138,7 +135,7 @@ def recorded_apply(plan: InstallPlan, environ: Mapping[str, str] | None = None) 
 def config_paths(
     host: str,
     *,
-    scope: Scope = "project",
+    scope: str = "project",
     root: Path | None = None,
     home: Path | None = None,
     local: bool = False,
@@ -148,6 +145,10 @@ def config_paths(
     if host not in _HOSTS:
         known = ", ".join(sorted(_HOSTS))
         raise InstallError(f"no installer for {host!r}: known hosts are {known}")
+    if scope == "managed":
+        from ._managed import managed_path
+
+        return [managed_path(host)]
     if plugin and host not in _PLUGIN_HOSTS:
         raise InstallError(f"--plugin: {host} has no plugin form")
     project, user, _ = (_PLUGIN_HOSTS if plugin else _HOSTS)[host]
@@ -163,6 +164,10 @@ def config_paths(
         for _, event in _native_events(host, _EXECUTED[host]):
             if event != path.name:
                 paths.append(path.with_name(event))
+    if host == "kiro" and not plugin:
+        from .install import _KIRO_AGENT_FILE
+
+        paths.append(base.absolute() / _KIRO_AGENT_FILE)  # the 2.x engine's agent file
     return paths
 
 
@@ -208,7 +213,7 @@ class UninstallPlan:
 def plan_uninstall(
     host: str,
     *,
-    scope: Scope = "project",
+    scope: str = "project",
     root: Path | None = None,
     home: Path | None = None,
     local: bool = False,
@@ -264,9 +269,22 @@ def _without_ours(host: str, path: Path, text: str) -> str | None:
     data = _load_json(path, text)
     if not _prune(data, host):
         return text
-    if not set(data) - _INSTALLER_KEYS:
+    if all(_installer_default(key, value) for key, value in data.items()):
         return None
     return _dump_json(path, data, text)
+
+
+def _installer_default(key: str, value: object) -> bool:
+    """Whether a key holds what install sets in a file it creates (_flat_hooks, _kiro_agent)."""
+    from .install import _KIRO_AGENT
+
+    defaults: dict[str, tuple[object, ...]] = {
+        "version": (1, "v1"),
+        "name": (_KIRO_AGENT,),
+        "description": ("The default tools with the agent-control-plane guard on every call",),
+        "tools": (["*"],),
+    }
+    return value in defaults.get(key, ())
 
 
 def plugin_command_argv(text: str) -> list[str] | None:

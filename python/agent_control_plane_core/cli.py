@@ -582,6 +582,10 @@ def _check_judge(args: argparse.Namespace) -> None:
 
 
 def _cmd_install(args: argparse.Namespace) -> int:
+    if args.scope == "managed":
+        from ._managed import install_managed
+
+        return install_managed(args)
     if args.resident is not None:
         from ._resident_cli import install_resident  # issue 30
 
@@ -815,7 +819,9 @@ def _parser() -> argparse.ArgumentParser:
         "Register a hook entry in a host's configuration (merged, idempotent).",
     )
     # Not choices=INSTALLABLE: importing install.py here would slow `acp hook`, which parses too.
-    sub.add_argument("host", help="e.g. claude; an unknown host is refused with the list")
+    sub.add_argument(
+        "host", nargs="?", help="e.g. claude; an unknown host is refused with the list"
+    )
     where = sub.add_mutually_exclusive_group()
     where.add_argument(
         "--project",
@@ -831,7 +837,15 @@ def _parser() -> argparse.ArgumentParser:
         const="user",
         help="the user's configuration under --home",
     )
+    where.add_argument(
+        "--managed",
+        dest="scope",
+        action="store_const",
+        const="managed",
+        help="the host's admin layer (e.g. /etc/claude-code/managed-settings.json; issue 28)",
+    )
     sub.set_defaults(scope="project")
+    sub.add_argument("--all", action="store_true", help="--managed: every host with an admin layer")
     sub.add_argument(
         "--local",
         action="store_true",

@@ -243,7 +243,7 @@ class AuditRecordFields:
 class HostDeclarationFields:
     """Field names of HostDeclaration, in host.schema.json order."""
 
-    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "derived_paths", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response", "evidence")
+    ALL: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "coverage_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "derived_paths", "default_block_reason", "failure_response", "exit_zero_block", "block_ends_run", "sender_markers", "dead_hook", "features", "versions", "built_from", "version_facts", "forms", "notes", "block_response", "evidence", "managed")
     REQUIRED: Final[tuple[str, ...]] = ("agent", "integration_mode", "primary_gate_present", "coverage", "gated_kinds", "native_ask_tier", "unrendered_fields", "native_events", "native_event_for", "tool_aliases", "input_key_renames", "default_block_reason", "failure_response", "notes")
     AGENT: Final = "agent"
     INTEGRATION_MODE: Final = "integration_mode"
@@ -272,6 +272,7 @@ class HostDeclarationFields:
     NOTES: Final = "notes"
     BLOCK_RESPONSE: Final = "block_response"
     EVIDENCE: Final = "evidence"
+    MANAGED: Final = "managed"
 
 
 class BuiltFromFields:
@@ -319,6 +320,19 @@ class FormFields:
     SOURCE: Final = "source"
     LAB_VERIFIED: Final = "lab_verified"
     SET: Final = "set"
+    EVIDENCE: Final = "evidence"
+
+
+class ManagedLayerFields:
+    """Field names of ManagedLayer, in host.schema.json order."""
+
+    ALL: Final[tuple[str, ...]] = ("linux", "macos", "form", "precedence", "hooks_only", "evidence")
+    REQUIRED: Final[tuple[str, ...]] = ("linux", "macos", "form", "precedence", "evidence")
+    LINUX: Final = "linux"
+    MACOS: Final = "macos"
+    FORM: Final = "form"
+    PRECEDENCE: Final = "precedence"
+    HOOKS_ONLY: Final = "hooks_only"
     EVIDENCE: Final = "evidence"
 
 

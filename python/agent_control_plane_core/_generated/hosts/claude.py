@@ -54,6 +54,8 @@ EXIT_ZERO_BLOCK: Final = False
 BLOCK_ENDS_RUN: Final = False
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
 DEAD_HOOK: Final[DeadHook] = "runs"
+# The admin layer acp install --managed writes (host.schema.json ManagedLayer; None: none known).
+MANAGED: Final[Mapping[str, object] | None] = MappingProxyType({"evidence": {"at": "code.claude.com/docs/en/settings (configuration scopes, managed-settings.json locations) and docs/en/hooks (allowManagedHooksOnly), read 2026-12-04", "level": "host_docs"}, "form": "project", "hooks_only": "allowManagedHooksOnly = true", "linux": "/etc/claude-code/managed-settings.json", "macos": "/Library/Application Support/ClaudeCode/managed-settings.json", "precedence": "Managed settings rank above user, project and local settings and cannot be overridden by them; hooks of every scope run (all matching hooks run) unless allowManagedHooksOnly is set."})
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("2.1.197", "2.1.332")
 LAB_VERSIONS: Final[tuple[str, ...]] = ("2.1.332", "2.1.197")

@@ -56,6 +56,8 @@ EXIT_ZERO_BLOCK: Final = False
 BLOCK_ENDS_RUN: Final = True
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
 DEAD_HOOK: Final[DeadHook] = "runs"
+# The admin layer acp install --managed writes (host.schema.json ManagedLayer; None: none known).
+MANAGED: Final[Mapping[str, object] | None] = None
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()

@@ -56,6 +56,8 @@ EXIT_ZERO_BLOCK: Final = True
 BLOCK_ENDS_RUN: Final = False
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
 DEAD_HOOK: Final[DeadHook] = "runs"
+# The admin layer acp install --managed writes (host.schema.json ManagedLayer; None: none known).
+MANAGED: Final[Mapping[str, object] | None] = None
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({"exit_2_denies": False})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = ("1.0.24", "1.0.102")
 LAB_VERSIONS: Final[tuple[str, ...]] = ("1.0.102", "1.0.65")

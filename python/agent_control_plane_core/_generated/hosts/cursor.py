@@ -53,6 +53,8 @@ EXIT_ZERO_BLOCK: Final = False
 BLOCK_ENDS_RUN: Final = False
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
 DEAD_HOOK: Final[DeadHook] = "runs"
+# The admin layer acp install --managed writes (host.schema.json ManagedLayer; None: none known).
+MANAGED: Final[Mapping[str, object] | None] = MappingProxyType({"evidence": {"at": "cursor.com/docs/reference/third-party-hooks (priority order), the enterprise hooks paths as listed by the tripcord Cursor adapter wiki, read 2026-12-04", "level": "host_docs"}, "form": "project", "linux": "/etc/cursor/hooks.json", "macos": "/Library/Application Support/Cursor/hooks.json", "precedence": "Enterprise hooks rank first (then team, project, user and the Claude Code files); all matching hooks of every source run and the higher-priority answer wins a conflict, so project and user hooks still run beside it."})
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()

@@ -54,6 +54,8 @@ EXIT_ZERO_BLOCK: Final = False
 BLOCK_ENDS_RUN: Final = False
 # What the host does with a call whose hook died without answering (dead_hook; absent: runs).
 DEAD_HOOK: Final[DeadHook] = "runs"
+# The admin layer acp install --managed writes (host.schema.json ManagedLayer; None: none known).
+MANAGED: Final[Mapping[str, object] | None] = MappingProxyType({"evidence": {"at": "geminicli.com/docs/cli/enterprise and docs/reference/configuration (v0.70.0), read 2026-12-04", "level": "host_docs"}, "form": "project", "linux": "/etc/gemini-cli/settings.json", "macos": "/Library/Application Support/GeminiCli/settings.json", "precedence": "The system settings file (system overrides) has the final say over user and workspace settings; objects and arrays are merged, so user and project hooks still run beside the system one. GEMINI_CLI_SYSTEM_SETTINGS_PATH moves the file."})
 FEATURES: Final[Mapping[str, bool]] = MappingProxyType({})
 SUPPORTED_VERSIONS: Final[tuple[str, str] | None] = None
 LAB_VERSIONS: Final[tuple[str, ...]] = ()
