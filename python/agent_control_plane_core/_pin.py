@@ -10,7 +10,6 @@ Standard library only; imported by the hook only when ACP_POLICY_DIGEST is set.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ._judges import JudgeLoadError
@@ -26,6 +25,8 @@ DIGEST_PREFIX: Final = "sha256:"
 
 def file_digest(path: str) -> str:
     """sha256:<hex> of the file's bytes; OSError when it cannot be read."""
+    import hashlib  # only when the file changed: its OpenSSL load is most of a pinned call's cost
+
     with open(path, "rb") as rules:
         return DIGEST_PREFIX + hashlib.sha256(rules.read()).hexdigest()
 
