@@ -281,3 +281,23 @@ def test_an_unreadable_word_may_be_the_subcommand() -> None:
         assert (got.rule, got.verdict, got.why) == (expected.rule, expected.verdict, expected.why)
     assert indexed.explain(_shell("git $X")).rule == "rules[0]"
     assert indexed.explain(_shell(many)).rule == "rules[0]"
+
+
+def test_the_hook_reads_a_current_index_and_never_indexes_a_layered_file(
+    tmp_path: Path, cache_home: Path
+) -> None:
+    from agent_control_plane_core._layers import LayeredJudge
+    from agent_control_plane_core.runtime import judge_from_env
+
+    path = tmp_path / "rules.toml"
+    _generated_policy(path, 3)
+    assert type(judge_from_env({"ACP_POLICY": str(path)})) is PolicyJudge  # builds the index
+    assert isinstance(judge_from_env({"ACP_POLICY": str(path)}), IndexedPolicyJudge)
+    _touch = time.time_ns() + 10_000_000_000
+    path.write_text('mode = "observe"\n' + path.read_text(), encoding="utf-8")
+    os.utime(path, ns=(_touch, _touch))
+    assert isinstance(judge_from_env({"ACP_POLICY": str(path)}), LayeredJudge)
+    assert isinstance(judge_from_env({"ACP_POLICY": str(path)}), LayeredJudge)
+    layered = load_indexed_judge(str(path))  # called directly: judged, but not indexed
+    assert not isinstance(layered, IndexedPolicyJudge)
+    assert not isinstance(load_indexed_judge(str(path)), IndexedPolicyJudge)

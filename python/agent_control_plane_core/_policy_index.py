@@ -16,7 +16,14 @@ if TYPE_CHECKING:
     from ._generated.models.tool_call_event_schema import ToolCallEvent
     from .policy import Explanation, _Rule
 
-__all__ = ["IndexReader", "IndexedPolicyJudge", "build_index", "load_indexed_judge", "rule_keys"]
+__all__ = [
+    "IndexReader",
+    "IndexedPolicyJudge",
+    "build_index",
+    "current_judge",
+    "load_indexed_judge",
+    "rule_keys",
+]
 
 # The layout: MAGIC, a 4-byte header length, the JSON header, a table of (offset, length) entries
 # (the bucket slots, then one per rule), then the bucket and rule JSON texts. A call reads the
@@ -279,21 +286,35 @@ def _open_index(path: str) -> IndexReader | None:
         os.close(fd)
 
 
-def load_indexed_judge(path: str) -> _policy.PolicyJudge:
-    """Load a rule file as an indexed judge; errors are load_policy_judge's, word for word."""
+def current_judge(path: str) -> IndexedPolicyJudge | None:
+    """The indexed judge when a current index exists (the file unchanged since it was built).
+
+    An index is written only for a plain rule file (load_indexed_judge runs after the layered
+    check), so a current one also answers "not layered" without reading the file (issue 30).
+    """
     folder = _policy.cache_dir()
-    if folder is not None:
-        try:
-            seen = _policy._stat_key(os.stat(path))
-        except OSError:
-            seen = None
-        noted = _policy._trusted_json(os.path.join(folder, _policy._index_name(path)))
-        if seen is not None and isinstance(noted, dict) and noted.get("path") == path:
-            digest = noted.get("digest")
-            if noted.get("stat") == seen and isinstance(digest, str) and digest.isalnum():
-                reader = _open_index(os.path.join(folder, f"{digest}.index"))
-                if reader is not None and reader.digest == digest:
-                    return IndexedPolicyJudge(reader, path)
+    if folder is None:
+        return None
+    try:
+        seen = _policy._stat_key(os.stat(path))
+    except OSError:
+        return None
+    noted = _policy._trusted_json(os.path.join(folder, _policy._index_name(path)))
+    if isinstance(noted, dict) and noted.get("path") == path:
+        digest = noted.get("digest")
+        if noted.get("stat") == seen and isinstance(digest, str) and digest.isalnum():
+            reader = _open_index(os.path.join(folder, f"{digest}.index"))
+            if reader is not None and reader.digest == digest:
+                return IndexedPolicyJudge(reader, path)
+    return None
+
+
+def load_indexed_judge(path: str) -> _policy.PolicyJudge:
+    """Load a plain (not layered) rule file as an indexed judge; errors are load_policy_judge's."""
+    found = current_judge(path)
+    if found is not None:
+        return found
+    folder = _policy.cache_dir()
     judge = _policy.load_policy_judge(path)  # parses, checks and caches the rules (or raises)
     if folder is None or getattr(judge, "layered", False):
         return judge  # issue 28: a layer chain is never indexed as one file's rules
@@ -301,6 +322,10 @@ def load_indexed_judge(path: str) -> _policy.PolicyJudge:
     noted = _policy._trusted_json(os.path.join(folder, _policy._index_name(path)))
     digest = noted.get("digest") if isinstance(noted, dict) else None
     raw = data.get(PolicyFields.RULES)
+    from ._layers import is_layered
+
+    if is_layered(data):
+        return judge  # never indexed: current_judge's answer would skip the layered judge
     if isinstance(digest, str) and digest.isalnum() and isinstance(raw, list):
         content = build_index(raw, judge._rules, digest)
         _write_bytes(os.path.join(folder, f"{digest}.index"), content)

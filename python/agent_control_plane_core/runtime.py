@@ -596,14 +596,18 @@ def judge_from_env(environ: Mapping[str, str]) -> Judge:
             from ._pin import check_pinned
 
             check_pinned(policy, pinned, POLICY_DIGEST_ENV)
+        # Issue 30: the indexed judge reads only the buckets a call needs from the compiled cache;
+        # a current index exists only for a plain file, so the layered check need not read it.
+        from ._policy_index import current_judge, load_indexed_judge
+
+        indexed = current_judge(policy)
+        if indexed is not None:
+            return indexed
         from ._layers import hook_judge
 
         layered = hook_judge(policy)  # issue 28: a file that extends a base or observes
         if layered is not None:
             return layered
-        # Issue 30: the indexed judge reads only the buckets a call needs from the compiled cache.
-        from ._policy_index import load_indexed_judge
-
         return load_indexed_judge(policy)
     spec = environ.get(JUDGE_ENV)
     if not spec:
