@@ -89,9 +89,14 @@ def test_every_host_with_a_layer_at_once_and_back_out(
     assert "nothing to change" in capsys.readouterr().out
     assert main(["status"]) == 0
     assert "claude managed: " in capsys.readouterr().out
-    for host in _managed.managed_hosts():
-        assert main(["uninstall", host, "--managed"]) == 0
+    assert main(["uninstall", "claude", "--managed"]) == 0
+    assert not _managed.managed_path("claude").exists()
+    assert main(["uninstall", "--managed", "--all"]) == 0
     assert [p for p in _admin.rglob("*") if p.is_file()] == []
+    # The folders each install created went with its file (etc/ stays: claude created it, and
+    # it still held the others' folders when claude's entry was removed).
+    assert [p.name for p in _admin.rglob("*")] == ["etc"]
+    assert main(["uninstall", "--managed"]) == 2
 
 
 def test_dry_run_writes_nothing(tmp_path: Path, _admin: Path) -> None:

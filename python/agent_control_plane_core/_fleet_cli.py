@@ -46,6 +46,7 @@ def register(
     sub.add_argument("host", nargs="?", help="e.g. claude")
     _scope_options(sub)
     sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    sub.add_argument("--all", action="store_true", help="--managed: every host with an admin layer")
     sub = command(
         "status",
         _cmd_status,
@@ -59,6 +60,16 @@ def register(
 
 
 def _cmd_uninstall(args: argparse.Namespace) -> int:
+    if args.all and args.scope == "managed":
+        from argparse import Namespace
+
+        from ._managed import managed_hosts
+
+        codes = [
+            _cmd_uninstall(Namespace(**{**vars(args), "all": False, "host": host}))
+            for host in managed_hosts()
+        ]
+        return max(codes)
     import difflib
 
     from ._uninstall import plan_uninstall
