@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # Test processes (pytest-xdist): the suite is CPU-bound and these machines have two cores.
 PYTEST_JOBS ?= 2
 
-.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest lab-check
+.PHONY: setup demo test unit lint typecheck coverage codegen codegen-check fuzz bench clean lab lab-install lab-latest lab-check shell-lab
 
 $(STAMP): pyproject.toml constraints.txt
 	@echo "setup: creating $(VENV) and installing the package with its pinned dev tools (pytest, mypy, ruff, hypothesis, jsonschema, datamodel-code-generator, ...); about 2-3 minutes the first time"
@@ -43,10 +43,17 @@ coverage: $(STAMP)
 # Property tests at 10,000 examples per property and adapter (in parallel processes), then a
 # 100,000-line bridge soak; about 20 minutes on two cores.
 fuzz: $(STAMP)
-	@echo "fuzz step 1/2: property tests at 10,000 examples each"
+	@echo "fuzz step 1/3: property tests at 10,000 examples each"
 	$(BIN)/python tools/fuzz.py
-	@echo "fuzz step 2/2: acp bridge soak, 100,000 lines"
+	@echo "fuzz step 2/3: acp bridge soak, 100,000 lines"
 	$(BIN)/python tools/soak.py 100000
+	@echo "fuzz step 3/3: shell lab, the splitter against bash, dash and zsh on 40,000 generated lines"
+	$(BIN)/python -W ignore -m lab.shell --generated 40000 --seed $${SEED:-1}
+
+# The shell lab (issue 27): zsh from the package registry into ~/.cache, unprivileged; the corpus
+# run in the sandbox against bash, dash and zsh. make test runs it through tests/test_shell_lab.py.
+shell-lab: $(STAMP)
+	$(BIN)/python -W ignore -m lab.shell --generated 3000
 
 codegen: $(STAMP)
 	$(BIN)/python -m codegen

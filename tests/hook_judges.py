@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from agent_control_plane_core import Verdict
@@ -382,3 +383,11 @@ def sums_in_c(event: Any) -> Any:
     """One C call that holds the interpreter lock and never checks for signals (R4), for minutes."""
     sum(range(3 * 10**9))
     return {"decision": "allow"}
+
+
+def forks_and_sleeps_then_denies(event: Any) -> Any:
+    """RT3-M9: a child forked without exec keeps running after the hook has answered."""
+    if os.fork() == 0:
+        time.sleep(6)
+        os._exit(0)
+    return {"decision": "deny", "reason": "forked"}

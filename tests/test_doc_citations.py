@@ -29,13 +29,15 @@ OUTSIDE = re.compile(
 # Where a citation of a finding may appear: what ships, and the lab, bench, fixtures and docs.
 CITING_TREES = (*TREES, "lab", "bench", "fixtures", "docs", *TOP)
 # The id families of docs/findings.md: one host or topic prefix and a number or an upper-case
-# tag (CC-2, CX-OK, TN-FD, LAB-PASS, HELD-DRIFT), or a hardening letter and a number (H4, L12, N13).
+# tag (CC-2, CX-OK, TN-FD, LAB-PASS, HELD-DRIFT), or a hardening letter and a number (H4, L12, N13);
+# the third red team's ids carry their own prefix (RT3-H1, RT3-M5, RT3-FP).
 FAMILIES = (
     "CC", "CX", "GM", "AMP", "CUR", "CP", "FD", "QW", "KR", "XH", "LIB",
     "TN", "LAB", "SRC", "AG", "PF", "PN", "HELD",
 )  # fmt: skip
 CITATION = re.compile(
-    rf"(?<![\w-])((?:{'|'.join(FAMILIES)})-(?:[0-9]+|[A-Z]{{2,}})|[HMLRN][0-9]{{1,2}})(?![\w-])"
+    rf"(?<![\w-])((?:{'|'.join(FAMILIES)})-(?:[0-9]+|[A-Z]{{2,}})|RT3-(?:[HML][0-9]{{1,2}}|[A-Z]{{2,}})"
+    rf"|[HMLRN][0-9]{{1,2}})(?![\w-])"
 )
 # docs/findings.md: every entry is a heading `### ID: title`.
 FINDING_HEADING = re.compile(r"^#{2,4} ([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?): ", re.MULTILINE)

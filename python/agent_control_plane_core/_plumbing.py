@@ -136,6 +136,7 @@ def isolate_host_pipes() -> HostPipes:
             return None
 
     pipes = HostPipes(private(1), private(2))
+    _forget_in_children(pipes)
     pipes.sink = open_sink()
     # The judge, its C extensions and its children write to the sink, never into the body the
     # host parses (M1); the hook relays the sink to the host's stderr when it answers.
@@ -152,6 +153,29 @@ def isolate_host_pipes() -> HostPipes:
             except OSError:
                 pass
     return pipes
+
+
+_CURRENT: list[HostPipes] = []
+
+
+def _forget_in_children(pipes: HostPipes) -> None:
+    """RT3-M9: a child the judge forks without exec (os.fork, multiprocessing) closes the host's
+    pipes, so they reach EOF when the hook exits; close-on-exec only covers exec."""
+    if not _CURRENT:
+        os.register_at_fork(after_in_child=_close_host_pipes)
+    _CURRENT[:] = [pipes]
+
+
+def _close_host_pipes() -> None:
+    for pipes in _CURRENT:
+        for fd in (pipes.out, pipes.err):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        pipes.out = pipes.err = None
+    _CURRENT.clear()
 
 
 def open_sink() -> int | None:

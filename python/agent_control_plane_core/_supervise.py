@@ -41,6 +41,9 @@ def supervised(
         read_fd, write_fd = os.pipe()
     except OSError:
         return decide()
+    # RT3-M1: an ignored SIGCHLD (inherited across exec) makes the kernel reap the child, and
+    # waitpid then fails; the child's status must stay ours to read.
+    _default_sigchld()
     try:
         pid = _fork()
     except OSError:  # no process to spare: the judge runs here, as without supervision
@@ -51,17 +54,38 @@ def supervised(
         os.close(read_fd)
         _child(decide, pipes, notes, write_fd, detail=detail, seconds_left=seconds_left)
     os.close(write_fd)
+    # RT3-L1: nothing the child sends (or fails to send) escapes as an exception here.
     try:
         message = _receive(read_fd)
+    except Exception as exc:
+        message = None
+        notes.append(f"the judge's answer could not be read ({type(exc).__name__})")
     finally:
         os.close(read_fd)
-    _, status = os.waitpid(pid, 0)
+    try:
+        _, status = os.waitpid(pid, 0)
+        ended = _how_it_ended(status)
+    except ChildProcessError:
+        ended = "ended (its status was reaped elsewhere)"
     if message is not None:
         try:
             return _decode(message, notes)
-        except (ValueError, TypeError, KeyError) as exc:
+        except Exception as exc:
             return died(f"the judge's process sent an unreadable answer ({exc})")
-    return died(f"the judge's process {_how_it_ended(status)} before answering")
+    return died(f"the judge's process {ended} before answering")
+
+
+def _default_sigchld() -> None:
+    if TYPE_CHECKING:
+        import signal as _signal
+    else:
+        import _signal
+
+    try:
+        if _signal.getsignal(_signal.SIGCHLD) == _signal.SIG_IGN:
+            _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
+    except (ValueError, OSError):  # not the main thread: leave it
+        pass
 
 
 def _fork() -> int:
@@ -175,7 +199,7 @@ def _receive(fd: int) -> bytes | None:
         data += chunk
         if size is None and b"\n" in data:
             head, _, rest = bytes(data).partition(b"\n")
-            if not head.isdigit():
+            if not head.isdigit() or len(head) > 12:
                 return None
             size = int(head)
             data = bytearray(rest)

@@ -1175,7 +1175,7 @@ def _parsed(value: object, memo: dict[int, Any]) -> list[Any]:
     found = memo.get(id(value))
     if found is not None:
         return found  # type: ignore[no-any-return]
-    from . import _shell
+    from . import shell as _shell
 
     results = []
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
@@ -1224,7 +1224,7 @@ def _matches_command(
 
 def _command_result(condition: _Command, command: Any, cwd: object) -> str | None:
     """Why the simple command meets the condition, None if it does not, or _UNRESOLVED."""
-    from ._shell import UNKNOWN_PROGRAM, basename
+    from .shell import UNKNOWN_PROGRAM, basename
 
     argv: tuple[str, ...] = command.argv
     if 0 in command.unresolved:
@@ -1268,7 +1268,8 @@ def _command_result(condition: _Command, command: Any, cwd: object) -> str | Non
     if condition.any_flags:
         parts.append("flag " + ", ".join(sorted(condition.any_flags & flags)))
     if condition.args is not None:
-        hit = _positional_hit(condition.args, positionals, cwd)
+        # A file an input redirection reads is read as an operand is (cat < .env: RT3-M8).
+        hit = _positional_hit(condition.args, [*positionals, *command.reads], cwd)
         if hit is None:
             return _UNRESOLVED if dynamic or unknown else None
         parts.append(hit)
@@ -1371,6 +1372,16 @@ def _absolute(path: str, cwd: object) -> str:
     return "/" + normal.lstrip("/")
 
 
+def _resolved(absolute: str) -> str:
+    """The path with symbolic links resolved, as this machine sees it (the path if it cannot)."""
+    import os.path
+
+    try:
+        return os.path.realpath(absolute)
+    except (OSError, ValueError):
+        return absolute
+
+
 def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[str]) -> bool:
     assert rule.paths is not None
     paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
@@ -1382,9 +1393,14 @@ def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[s
     for path in paths:
         absolute = _absolute(path, event.meta.cwd)
         glob = None
+        # A path rule that denies or asks also matches the path with links resolved (RT3-M8).
+        forms = [absolute] if every else list(dict.fromkeys((absolute, _resolved(absolute))))
         for candidate in rule.paths:
-            hit = candidate.matches(absolute, event)
-            if hit is None:
+            hits_of = [candidate.matches(form, event) for form in forms]
+            if any(hits_of):
+                glob = candidate.pattern
+                break
+            if None in hits_of:
                 # An anchor with no value (no cwd in the event): unreadable, never a silent pass.
                 if every or not _fails_closed(rule):
                     continue
@@ -1393,9 +1409,6 @@ def _matches_paths(rule: _Rule, value: object, event: ToolCallEvent, why: list[s
                     + _UNPARSED_NOTE
                 )
                 return True
-            if hit:
-                glob = candidate.pattern
-                break
         if glob is not None:
             hits += 1
             if not every:
