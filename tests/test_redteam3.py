@@ -233,6 +233,28 @@ def test_rt3_l14_dd_onto_any_device_path_is_denied() -> None:
         assert _decision("claude", f"dd if=/dev/zero of={target} bs=1M") == "deny"
 
 
+@pytest.mark.parametrize(
+    ("line", "program"),
+    [
+        # RT3-H1: a group holding quotes, escapes and nested parentheses is read to its end.
+        ("echo x@('a)' \\) (b)) ; rm -rf /", "rm"),
+        # RT3-H3: an unquoted here-document body: escapes, backticks and ${...} in it.
+        ("cat <<EOF\n\\$(not) `rm -rf /` ${x:-y}\nEOF", "rm"),
+        ("cat <<EOF\n\\`x` $(rm -rf /)\nEOF", "rm"),
+        # RT3-H3: $(( with quotes and escapes inside, closing as arithmetic or as $( (...) ).
+        ("echo $(( 'a)' ))", None),
+        ('echo $(( "\\)" + 1 ))', None),
+        ("echo $((echo 'x)' ) | rm -rf /)", "rm"),
+        ("echo $(( '", None),
+    ],
+)
+def test_rt3_h1_h3_nested_forms_are_read_to_their_end(line: str, program: str | None) -> None:
+    parsed = parse_script(line)
+    names = [command.argv[0] for command in parsed.commands]
+    if program is not None:
+        assert program in names, (names, parsed.problems)
+
+
 def test_rt3_the_splitter_reports_what_it_cannot_model() -> None:
     # Conservative by construction: each construct is a problem, so on_unparsed decides.
     for line in ("echo x(e:'true':)", "alias x=rm", "hash -p /bin/rm ls", 'echo "${x@P}"'):
