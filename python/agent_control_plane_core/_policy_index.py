@@ -201,7 +201,7 @@ class IndexReader:
 
 def _program_keys(reader: IndexReader, event: ToolCallEvent, keys: set[str]) -> None:
     """Add the program buckets of every field an indexed command rule reads."""
-    from ._shell import basename
+    from .shell import basename
 
     tool_key = MODELED_TOOL_INPUT_KEYS.get(event.tool) if isinstance(event.tool, str) else None
     for field in reader.fields:
