@@ -205,10 +205,13 @@ def test_a_new_host_needs_only_what_new_adapter_prints(tmp_path: Path) -> None:
         if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pth")
     }
     # Outside generated output: the scaffold's four files are new, its pyproject line the only
-    # edit of an existing file (make codegen regenerates _generated/ and the schema copies).
+    # edit of an existing file (make codegen regenerates _generated/, the schema and fixture
+    # copies and the TypeScript and Go bindings' data).
     generated = (
         "python/agent_control_plane_core/_generated/",
         "python/agent_control_plane_core/schema/",
+        "python/agent_control_plane_core/fixtures/",
+        "bindings/",
     )
     new = {
         str(p)
