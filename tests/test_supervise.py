@@ -73,15 +73,28 @@ def test_a_verdict_that_cannot_cross_keeps_the_answer() -> None:
     assert got.response.exit_code == 2 and got.verdict is None and got.body is not None
 
 
+def _killed_by_sigterm() -> None:
+    # The child inherits the runner's disposition: a SIGTERM handler an earlier test (or plugin)
+    # left behind would only set a flag, and decide() would run on. Default and unblocked, the
+    # signal ends this single-threaded child before kill() returns.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 @pytest.mark.parametrize(
     ("end", "said"),
     [
-        (lambda: os.kill(os.getpid(), signal.SIGTERM), "was killed by SIGTERM"),
+        (_killed_by_sigterm, "was killed by SIGTERM"),
         (lambda: os._exit(3), "exited with code 3"),
     ],
 )
 def test_a_child_that_ends_before_answering_is_the_failure_answer(end: Any, said: str) -> None:
+    parent = os.getpid()
+
     def decide() -> NoReturn:
+        if os.getpid() == parent:  # never end the test process itself
+            raise AssertionError("decide() ran in the test process, not in a forked child")
         end()
         raise AssertionError("not reached")
 

@@ -45,6 +45,8 @@ def _ids(case: tuple[str, tuple[str, ...]]) -> str:
 @pytest.fixture(autouse=True)
 def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    # The user-dirs.dirs read is the test home's own (Cline's user folder), not the runner's.
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
 
 
 def _folders(tmp_path: Path) -> tuple[Path, Path]:
@@ -180,6 +182,19 @@ def test_without_a_record_only_our_entries_go(case: Any, tmp_path: Path) -> None
     assert {k: v for k, v in after.items() if v != "dir"} == {
         k: v for k, v in before.items() if v != "dir"
     }
+
+
+def test_cline_user_hooks_in_the_xdg_documents_folder_are_found(tmp_path: Path) -> None:
+    """HA3-12: install writes <Documents>/Cline/Hooks; uninstall looks in the same folder."""
+    root, home = _folders(tmp_path)
+    (home / ".config").mkdir()
+    (home / ".config/user-dirs.dirs").write_text('XDG_DOCUMENTS_DIR="$HOME/Dokumente"\n')
+    before = _tree(root, home)
+    _install("cline", ("--user",), root, home)
+    assert (home / "Dokumente/Cline/Hooks/PreToolUse").exists()
+    assert _paths("cline", ("--user",), root, home)[0] == home / "Dokumente/Cline/Hooks/PreToolUse"
+    assert _uninstall("cline", ("--user",), root, home) == 0
+    assert _tree(root, home) == before
 
 
 def test_an_edit_after_install_is_kept_and_only_ours_removed(

@@ -159,6 +159,11 @@ def config_paths(
         project = _LOCAL[host]
     base = (root or Path.cwd()) if scope == "project" else (home or Path.home())
     path = base.absolute() / (project if scope == "project" else user)
+    if host == "cline" and scope == "user":
+        from ._host_shells import documents_dir
+
+        # Where plan_install puts it: the XDG documents folder (HA3-12), not always ~/Documents.
+        path = documents_dir(base.absolute()) / Path(user).relative_to("Documents")
     paths = [path]
     if host in _EXECUTED:
         for _, event in _native_events(host, _EXECUTED[host]):

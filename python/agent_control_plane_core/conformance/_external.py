@@ -131,6 +131,12 @@ class _Channel:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([stdout], [], [], max(left, 0))
             if not ready:
+                if self.process.poll() is not None:
+                    # Ended, but a process it started still holds stdout open: a crash all the same.
+                    self.fail(
+                        "exec-crashed",
+                        f"{what}: the adapter ended without answering ({self.ended()})",
+                    )
                 self.fail("exec-timeout", f"{what}: no answer within {self.timeout:g} s")
             chunk = os.read(stdout.fileno(), 65536)
             if not chunk:
