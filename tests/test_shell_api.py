@@ -16,3 +16,19 @@ def test_a_line_past_the_limit_is_split_up_to_it_and_says_the_rest_was_not() -> 
     parsed = parse_script(text)
     assert parsed.commands[0].argv[0] == "ls"
     assert any("the rest was not split" in problem for problem in parsed.problems)
+
+
+def test_more_simple_commands_than_the_limit_stop_the_split_and_say_so() -> None:
+    from agent_control_plane_core.shell._model import MAX_COMMANDS
+
+    parsed = parse_script("; ".join(["ls"] * (MAX_COMMANDS + 5)))
+    assert len(parsed.commands) == MAX_COMMANDS
+    assert any("the rest was not split" in problem for problem in parsed.problems)
+
+
+def test_an_argument_vector_whose_script_is_past_the_limit_stops_and_says_so() -> None:
+    from agent_control_plane_core.shell._model import MAX_COMMANDS
+
+    parsed = parse_argv(["sh", "-c", "; ".join(["ls"] * (MAX_COMMANDS + 5))])
+    assert len(parsed.commands) == MAX_COMMANDS
+    assert any("the rest was not split" in problem for problem in parsed.problems)
