@@ -124,12 +124,21 @@ def test_the_hook_enforces_the_composed_policy(tmp_path: Path) -> None:
     assert run.code == 2 and "the organisation forbids rm" in run.stderr
 
 
-@pytest.mark.parametrize("damage", ["missing", "invalid", "cycle"])
+@pytest.mark.parametrize("damage", ["missing", "invalid", "cycle", "fifo", "device"])
 def test_a_base_that_does_not_load_blocks_every_call(damage: str, tmp_path: Path) -> None:
     project = _chain(tmp_path)
     base = tmp_path / "org" / "baseline.toml"
     if damage == "missing":
         base.unlink()
+    elif damage in ("fifo", "device"):
+        # R6 on the layered path: refused as not a regular file, never waited on or read.
+        base.unlink()
+        if damage == "fifo":
+            os.mkfifo(base)
+        else:
+            base.symlink_to("/dev/zero")
+        with pytest.raises(JudgeLoadError, match="not a regular file"):
+            load_policy_judge(str(project))
     elif damage == "invalid":
         base.write_text(BASELINE.replace('decision = "deny"', 'decision = "nope"'))
     else:

@@ -17,6 +17,7 @@ from ._generated.constants import (
     PatchInputFields,
     PolicyCommandFields,
     PolicyFields,
+    PolicyModes,
     PolicyRewriteFields,
     PolicyRuleFields,
     UnparsedOutcomes,
@@ -277,9 +278,7 @@ class PolicyJudge:
 def load_policy_judge(path: str) -> PolicyJudge:
     """Load a TOML rule file into a judge; raise JudgeLoadError naming the file, rule and field."""
     data, cached = _cached_data(path)
-    if PolicyFields.EXTENDS in data or PolicyFields.MODE in data or _observes(data):
-        from ._layers import layered_judge
-
+    if is_layered(data):
         return layered_judge(path, data)  # issue 28: layers that only tighten, observe mode
     # A cache is written only for a file that compiled: its patterns need no check again.
     rules, problems = _compile(data, checked=cached)
@@ -293,12 +292,179 @@ def load_policy_judge(path: str) -> PolicyJudge:
     return PolicyJudge(rules, path)
 
 
-def _observes(data: Mapping[str, Any]) -> bool:
-    """Whether a rule of the file has a mode (issue 28: _layers reads it)."""
+# ---- Layers that only tighten, and observe mode (issue 28; the _layers docstring says how) ----
+#
+# They live here, not in _layers, so that load_policy_judge and check_policy_file dispatch to them
+# without an import cycle (_layers imports this module and re-exports them). Each layer is read
+# through the per-user compiled cache, so through _read_rule_file, as a single rule file is.
+
+OBSERVE_PREFIX: Final = "observe: would "
+_MAX_LAYERS: Final = 8
+
+
+class Layer:
+    """One rule file of the chain: its enforcing rules, and all of them when some only observe."""
+
+    __slots__ = ("enforcing", "everything", "observe", "source")
+
+    def __init__(
+        self,
+        source: str,
+        enforcing: PolicyJudge,
+        everything: PolicyJudge | None,
+        observe: bool,
+    ) -> None:
+        self.source = source
+        self.enforcing = enforcing
+        self.everything = everything
+        self.observe = observe
+
+
+def _strictness(verdict: Verdict) -> int:
+    return _STRICTNESS.get(verdict.decision, 0)
+
+
+class LayeredJudge(PolicyJudge):
+    """The composed judge of a layer chain, outermost first; explain names the deciding layer."""
+
+    layered = True
+
+    def __init__(self, layers: Sequence[Layer]) -> None:
+        rules = [rule for layer in layers for rule in layer.enforcing._rules]
+        super().__init__(rules, layers[-1].source)
+        self.layers = tuple(layers)
+
+    def __repr__(self) -> str:
+        chain = " <- ".join(layer.source for layer in self.layers)
+        return f"<LayeredJudge {chain}>"
+
+    def __call__(self, event: ToolCallEvent) -> Verdict:
+        explanation = self.explain(event)
+        observed = [line for line in explanation.why if line.startswith(OBSERVE_PREFIX)]
+        # The audit record's rule (issue 26) says what decided, then what observed rules would.
+        rule = explanation.rule
+        self.last_rule = "; ".join([rule or "no rule", *observed]) if observed else rule
+        return explanation.verdict
+
+    def explain(self, event: ToolCallEvent) -> Explanation:
+        """The strictest layer's explanation; observe notes for what an observed part would do."""
+        best: tuple[Layer, Explanation] | None = None
+        observed: list[str] = []
+        for layer in self.layers:
+            found = layer.enforcing.explain(event)
+            if layer.everything is not None:
+                would = layer.everything.explain(event)
+                if would.rule is not None and _strictness(would.verdict) > _strictness(
+                    found.verdict
+                ):
+                    observed.append(_observed(would, layer))
+            if layer.observe:
+                if found.rule is not None and _strictness(found.verdict) > 0:
+                    observed.append(_observed(found, layer))
+                continue
+            if best is None or _stricter(found, best[1]):
+                best = (layer, found)
+        if best is None:
+            return Explanation(None, Verdict(decision=Decisions.ALLOW), tuple(observed))
+        layer, found = best
+        rule = None if found.rule is None else f"{found.rule} in {layer.source}"
+        return Explanation(rule, found.verdict, (*found.why, *observed))
+
+
+def _stricter(found: Explanation, best: Explanation) -> bool:
+    """Whether an inner layer's explanation replaces the outer one chosen so far."""
+    if _strictness(found.verdict) != _strictness(best.verdict):
+        return _strictness(found.verdict) > _strictness(best.verdict)
+    return best.rule is None and found.rule is not None
+
+
+def _observed(explanation: Explanation, layer: Layer) -> str:
+    return f"{OBSERVE_PREFIX}{explanation.verdict.decision} by {explanation.rule} in {layer.source}"
+
+
+def is_layered(data: Mapping[str, Any]) -> bool:
+    """Whether a rule file's data extends a base or observes (at the top or in a rule)."""
+    if PolicyFields.EXTENDS in data or PolicyFields.MODE in data:
+        return True
     rules = data.get(PolicyFields.RULES)
     return isinstance(rules, list) and any(
         isinstance(rule, dict) and PolicyRuleFields.MODE in rule for rule in rules
     )
+
+
+def _mode_problems(data: Mapping[str, Any]) -> list[str]:
+    problems = []
+    modes = ", ".join(PolicyModes.ALL)
+    if data.get(PolicyFields.MODE, PolicyModes.ENFORCE) not in PolicyModes.ALL:
+        problems.append(f"top level, field mode: must be one of {modes}")
+    for index, rule in enumerate(data.get(PolicyFields.RULES) or []):
+        if (
+            isinstance(rule, dict)
+            and rule.get(PolicyRuleFields.MODE, "enforce") not in PolicyModes.ALL
+        ):
+            problems.append(f"{_label(index, rule)}, field mode: must be one of {modes}")
+    base = data.get(PolicyFields.EXTENDS)
+    if base is not None and (not isinstance(base, str) or not base):
+        problems.append("top level, field extends: must be a non-empty path")
+    return problems
+
+
+def load_layers(
+    path: str, data: Mapping[str, Any] | None = None, seen: tuple[str, ...] = ()
+) -> list[Layer]:
+    """The chain from the outermost base to this file; JudgeLoadError names the layer at fault."""
+    real = os.path.realpath(path)
+    if real in seen:
+        raise JudgeLoadError(
+            f"policy {path}: extends itself through {' -> '.join(seen)}; remove the cycle"
+        )
+    if len(seen) >= _MAX_LAYERS:
+        raise JudgeLoadError(f"policy {path}: more than {_MAX_LAYERS} layers; flatten the chain")
+    if data is None:
+        # Through _read_rule_file: a base that is a FIFO or device is refused, never waited on.
+        data = _cached_data(path)[0]
+    problems = _mode_problems(data)
+    rules, more = _compile(data)
+    problems += more
+    if problems:
+        raise JudgeLoadError(f"policy {path}: " + "; ".join(problems) + f"; {_FIX}")
+    outer: list[Layer] = []
+    base = data.get(PolicyFields.EXTENDS)
+    if isinstance(base, str):
+        base_path = base if os.path.isabs(base) else os.path.join(os.path.dirname(path), base)
+        try:
+            outer = load_layers(base_path, None, (*seen, real))
+        except JudgeLoadError as exc:
+            raise JudgeLoadError(
+                f"policy {path} extends {base_path}, which does not load ({exc}); every call is"
+                " blocked until the base is restored (or extends is removed by whoever owns it)"
+            ) from exc
+    raw = data.get(PolicyFields.RULES) or []
+    observing = {
+        index
+        for index, rule in enumerate(raw)
+        if isinstance(rule, dict) and rule.get(PolicyRuleFields.MODE) == PolicyModes.OBSERVE
+    }
+    enforcing = PolicyJudge([r for i, r in enumerate(rules) if i not in observing], path)
+    everything = PolicyJudge(rules, path) if observing else None
+    whole = data.get(PolicyFields.MODE) == PolicyModes.OBSERVE
+    return [*outer, Layer(path, enforcing, everything, whole)]
+
+
+def layered_judge(path: str, data: Mapping[str, Any] | None = None) -> LayeredJudge:
+    """The composed judge of a rule file and every base it extends."""
+    return LayeredJudge(load_layers(path, data))
+
+
+def check_layers(path: str, data: Mapping[str, Any]) -> list[str]:
+    """`acp policy check`: what stops the chain from loading (bases, cycles, modes)."""
+    if not is_layered(data):
+        return []
+    try:
+        load_layers(path, data)
+    except JudgeLoadError as exc:
+        return [str(exc)]
+    return []
 
 
 def _with_lines(path: str, problems: list[str]) -> list[str]:
@@ -531,8 +697,6 @@ def check_policy_file(path: str) -> list[str]:
     if not problems:
         problems = _runaway_patterns(data) + _tool_name_problems(data)
     if not problems:
-        from ._layers import check_layers
-
         problems = check_layers(path, data)  # issue 28: its bases load, no cycle
     return problems
 
