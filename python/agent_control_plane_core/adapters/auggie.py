@@ -18,6 +18,7 @@ __all__ = ["AuggieAdapter", "auggie_adapter"]
 # The 0.36.0 bundle's tool-event payload (hosts/auggie.json; docs/findings.md HA3-1):
 # {hook_event_name, conversation_id, workspace_roots: [root], tool_name, tool_input,
 # tool_output, tool_error, is_mcp_tool, ...}; no session_id, cwd or tool_response.
+# workspace_roots[0] is the cwd and is_mcp_tool true the MCP class; both also stay in passthrough.
 _SESSION: Final = "conversation_id"
 _ROOTS: Final = "workspace_roots"
 _OUTPUT: Final = "tool_output"
@@ -42,6 +43,8 @@ class AuggieAdapter(ClaudeAdapter):
         tool_input = {} if native_tool is None else fields.object("tool_input")
         fields.standard_meta(_SESSION, StandardMetaFields.SESSION_ID)
         payload = fields.payload
+        # workspace_roots and is_mcp_tool are read but not consumed: the event has no list of roots
+        # and no call-class field, so both stay in passthrough as sent (nothing the host sent is lost).
         roots = payload.get(_ROOTS)
         if (
             isinstance(roots, list)
@@ -49,15 +52,11 @@ class AuggieAdapter(ClaudeAdapter):
             and isinstance(roots[0], str)
             and StandardMetaFields.CWD not in payload
         ):
-            # The workspace root is where the agent works; a second root stays in passthrough.
+            # The first workspace root is where the agent works.
             if fields.meta is None:
                 fields.meta = {}
             fields.meta[StandardMetaFields.CWD] = roots[0]
-            if len(roots) == 1:
-                fields.consumed.add(_ROOTS)
         mcp = payload.get(_IS_MCP)
-        if isinstance(mcp, bool):
-            fields.consumed.add(_IS_MCP)
         return self.build_event(
             fields,
             kind=kind,
