@@ -104,15 +104,27 @@ def test_dry_run_writes_nothing(tmp_path: Path, _admin: Path) -> None:
     assert list(_admin.iterdir()) == []
 
 
+def _owned_by_a_user(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Make the check see PATH as another user's file (no chown: the suite runs as any user)."""
+    real = _managed._uid_of
+    monkeypatch.setattr(
+        _managed, "_uid_of", lambda item, status: 4242 if item == path else real(item, status)
+    )
+
+
 @pytest.mark.parametrize("damage", ["group-writable", "user-owned", "folder-writable"])
 def test_a_policy_the_user_can_change_is_refused(
-    damage: str, tmp_path: Path, _admin: Path, capsys: pytest.CaptureFixture[str]
+    damage: str,
+    tmp_path: Path,
+    _admin: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     policy = _policy(tmp_path)
     if damage == "group-writable":
         os.chmod(policy, 0o664)
     elif damage == "user-owned":
-        os.chown(policy, 1000, 1000)
+        _owned_by_a_user(monkeypatch, policy)
     else:
         os.chmod(policy.parent, 0o777)
     assert main(["install", "cursor", "--managed", "--policy", str(policy)]) == 2
@@ -121,10 +133,12 @@ def test_a_policy_the_user_can_change_is_refused(
     assert list(_admin.iterdir()) == []
 
 
-def test_a_judge_the_user_can_change_is_refused(tmp_path: Path) -> None:
+def test_a_judge_the_user_can_change_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     module = tmp_path / "mine_judge.py"
     module.write_text("def judge(event):\n    return None\n")
-    os.chown(module, 1000, 1000)
+    _owned_by_a_user(monkeypatch, module)
     import sys
 
     sys.path.insert(0, str(tmp_path))
@@ -171,3 +185,11 @@ def test_macos_paths_are_used_on_macos(monkeypatch: pytest.MonkeyPatch, _admin: 
     assert path == _admin / "Library/Application Support/ClaudeCode/managed-settings.json"
     monkeypatch.delenv(_managed.ADMIN_ROOT_ENV)
     assert str(_managed.managed_path("cursor")) == "/Library/Application Support/Cursor/hooks.json"
+
+
+def test_only_root_owns_what_a_managed_hook_runs_unless_an_admin_root_stands_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _managed._admin_uids() == {0, os.stat(tmp_path / "admin").st_uid}
+    monkeypatch.delenv(_managed.ADMIN_ROOT_ENV)
+    assert _managed._admin_uids() == {0}

@@ -17,51 +17,36 @@ import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
+from ._admin_layer import ADMIN_ROOT_ENV, managed_hosts, managed_layer, managed_path
 from .install import _HOSTS, INSTALLABLE, InstallError, InstallPlan, _check_writable, _Request
 from .install import hook_command as _hook_command
 
 __all__ = ["ADMIN_ROOT_ENV", "hooks_only", "managed_hosts", "managed_path", "plan_managed"]
 
-ADMIN_ROOT_ENV: Final = "ACP_ADMIN_ROOT"
+
+def _admin_uids() -> frozenset[int]:
+    """Who may own what a managed hook runs: root, and under ACP_ADMIN_ROOT that folder's owner."""
+    root = os.environ.get(ADMIN_ROOT_ENV)
+    # ACP_ADMIN_ROOT stands for / (a test, the lab or an image build): its owner plays root there.
+    return frozenset({0, os.stat(root).st_uid}) if root else frozenset({0})
 
 
-def managed_layer(host: str) -> Mapping[str, Any] | None:
-    """The host's declared admin layer, or None when it has none this project knows of."""
-    declaration = importlib.import_module(f"{__package__}._generated.hosts.{host}")
-    layer: Mapping[str, Any] | None = getattr(declaration, "MANAGED", None)
-    return layer
-
-
-def managed_hosts() -> tuple[str, ...]:
-    """The hosts acp install --managed can write."""
-    return tuple(host for host in INSTALLABLE if managed_layer(host) is not None)
-
-
-def managed_path(host: str, environ: Mapping[str, str] | None = None) -> Path:
-    """The admin file on this system (macOS or Linux), under ACP_ADMIN_ROOT when it is set."""
-    layer = managed_layer(host)
-    if layer is None:
-        hosts = ", ".join(managed_hosts())
-        raise InstallError(
-            f"{host} has no admin layer this project knows of: --managed writes {hosts};"
-            f" install {host} with --user instead (a user can edit or remove that entry)"
-        )
-    env = os.environ if environ is None else environ
-    system = str(layer["macos"] if sys.platform == "darwin" else layer["linux"])
-    root = env.get(ADMIN_ROOT_ENV)
-    return Path(root, system.lstrip("/")) if root else Path(system)
+def _uid_of(item: Path, status: os.stat_result) -> int:
+    """The owner of one path the check walks (a seam: tests name a foreign owner without chown)."""
+    return status.st_uid
 
 
 def _admin_owned(path: Path, what: str) -> None:
     """Refuse a file a user could change: not root's, or writable by group or others (or above)."""
+    admins = _admin_uids()
     try:
         chain = [path.absolute(), *path.absolute().parents]
         for item in chain:
             status = item.stat()
             sticky = stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_ISVTX
-            if status.st_uid != 0:
+            if _uid_of(item, status) not in admins:
                 raise InstallError(
                     f"{what} {path}: {item} is owned by uid {status.st_uid}, not root, so that user"
                     " can change what the managed hook runs; put it in a root-owned folder"

@@ -146,7 +146,7 @@ def config_paths(
         known = ", ".join(sorted(_HOSTS))
         raise InstallError(f"no installer for {host!r}: known hosts are {known}")
     if scope == "managed":
-        from ._managed import managed_path
+        from ._admin_layer import managed_path
 
         return [managed_path(host)]
     if plugin and host not in _PLUGIN_HOSTS:
