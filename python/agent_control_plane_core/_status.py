@@ -74,7 +74,7 @@ class Finding:
 
 
 def _scopes(host: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    from ._managed import managed_layer
+    from ._admin_layer import managed_layer
 
     if managed_layer(host) is not None:
         yield "managed", {"scope": "managed"}
