@@ -88,7 +88,7 @@ def test_auggie_payload_fields_are_read_where_auggie_sends_them() -> None:
         "a\nb\n",
     )
     assert post.meta.passthrough["workspace_roots"] == ["/home/dev/project", "/home/dev/other"]
-    assert "is_mcp_tool" not in post.meta.passthrough
+    assert post.meta.passthrough["is_mcp_tool"] is True  # read for the call class, kept as sent
     assert post.tool == "launch-process"  # an MCP server's tool keeps its own name
     body = adapter.render(Verdict(decision="deny", reason="bad output"), post).stdout
     assert body == {
