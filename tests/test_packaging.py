@@ -17,8 +17,9 @@ def test_wheel_ships_every_schema_document_byte_equal(tmp_path: Path) -> None:
     shutil.copytree(
         REPO,
         source,
+        # Coverage data files come and go while other test processes run (pytest-xdist).
         ignore=shutil.ignore_patterns(
-            ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*cache"
+            ".git", ".venv", "build", "*.egg-info", "__pycache__", ".*cache", ".coverage*"
         ),
     )
     dist = tmp_path / "dist"
