@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import IO, Any, Final
 
+from .._generated.constants import HostDeclarationFields
 from .._generated.models.native_response_schema import NativeResponse
 from .._generated.models.tool_call_event_schema import ToolCallEvent
 from .._generated.models.verdict_schema import Verdict
@@ -33,22 +34,29 @@ PROTOCOL_RULES: Final[Mapping[str, str]] = MappingProxyType(
 )
 """The rules of the external protocol itself (docs/adapter-authoring.md), beside the kit's RULES."""
 
-# The declaration keys a child sends, and the adapter attribute each becomes.
+# The declaration keys a child sends (hosts/<agent>.json's names; failure_exit_code is the
+# protocol's flat form of failure_response.exit_code), each the adapter attribute of its name
+# in capitals. The first five are required, as docs/adapter-authoring.md says.
+_REQUIRED: Final = (
+    HostDeclarationFields.AGENT,
+    HostDeclarationFields.INTEGRATION_MODE,
+    HostDeclarationFields.COVERAGE,
+    HostDeclarationFields.UNRENDERED_FIELDS,
+    HostDeclarationFields.NATIVE_ASK_TIER,
+)
 _DECLARATION: Final[Mapping[str, str]] = MappingProxyType(
     {
-        "agent": "AGENT",
-        "integration_mode": "INTEGRATION_MODE",
-        "coverage": "COVERAGE",
-        "unrendered_fields": "UNRENDERED_FIELDS",
-        "native_ask_tier": "NATIVE_ASK_TIER",
-        "native_event_for": "NATIVE_EVENT_FOR",
-        "default_block_reason": "DEFAULT_BLOCK_REASON",
-        "failure_exit_code": "FAILURE_EXIT_CODE",
-        "tool_aliases": "TOOL_ALIASES",
-        "exit_zero_block": "EXIT_ZERO_BLOCK",
+        key: key.upper()
+        for key in (
+            *_REQUIRED,
+            HostDeclarationFields.NATIVE_EVENT_FOR,
+            HostDeclarationFields.DEFAULT_BLOCK_REASON,
+            "failure_exit_code",
+            HostDeclarationFields.TOOL_ALIASES,
+            HostDeclarationFields.EXIT_ZERO_BLOCK,
+        )
     }
 )
-_REQUIRED: Final = ("agent", "integration_mode", "coverage", "unrendered_fields", "native_ask_tier")
 _ANSWER_KEY: Final[Mapping[str, str]] = MappingProxyType(
     {"declare": "declaration", "parse": "event", "render": "response"}
 )
