@@ -58,7 +58,7 @@ def in_process(count: int = 4_000, rounds: int = 15) -> dict[str, float]:
     render alone, on the lines decoded beforehand.
     """
     from agent_control_plane_core import Verdict, adapter_for
-    from agent_control_plane_core.cli import _bridge_bytes, bridge_line
+    from agent_control_plane_core.cli._bridge import _bridge_bytes, bridge_line
     from agent_control_plane_core.contract import json_bytes
 
     sample = input_lines(count)

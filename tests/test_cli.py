@@ -301,7 +301,7 @@ def test_gen_check_runs_the_generator_in_a_source_checkout(
 def test_gen_outside_a_checkout_says_where_the_generator_lives(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import agent_control_plane_core.cli as cli
+    import agent_control_plane_core.cli._install as cli
 
     monkeypatch.setattr(cli, "_source_checkout", lambda: None)
     assert main(["gen"]) == 2
@@ -479,3 +479,31 @@ def test_record_refresh_migrates_goldens_after_a_contract_change(tmp_path: Path)
     assert refreshed == original  # names, natives, options and verdicts kept; goldens re-derived
     assert_conforms(adapter_for("gemini"), refreshed)
     assert acp("record", "--agent", "gemini").returncode == 2
+
+
+def test_acp_hook_flags_reach_the_entry_as_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_control_plane_core import runtime
+    from agent_control_plane_core._generated.constants import UnrenderedPostures
+    from agent_control_plane_core.cli import _hook
+
+    seen: dict[str, Any] = {}
+
+    def entry(adapter: Any, *, sole_gate: bool, environ: dict[str, str]) -> None:
+        seen.update(agent=adapter.DECLARATION.AGENT, sole_gate=sole_gate, environ=environ)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(_hook, "run_hook_entry", entry)
+    words = ["claude", "--sole-gate", "--fail-closed", "--codex-version=0.171.0"]
+    words += ["--on-unrendered", UnrenderedPostures.NOTE]
+    options = _hook._hook_options(words)
+    assert options is not None and options["sole_gate"] and options["fail_closed"]
+    with pytest.raises(SystemExit):
+        _hook._run_hook(options)
+    assert seen["agent"] == "claude" and seen["sole_gate"] is True
+    assert seen["environ"][runtime.FAIL_CLOSED_ENV] == "1"
+    assert seen["environ"][runtime.SOLE_GATE_ENV] == "1"
+    assert seen["environ"][runtime.CODEX_VERSION_ENV] == "0.171.0"
+    assert seen["environ"][runtime.ON_UNRENDERED_ENV] == UnrenderedPostures.NOTE
+    # Anything the hand parser cannot read alike goes to argparse and its message instead.
+    assert _hook._hook_options(["claude", "--judge"]) is None
+    assert _hook._hook_options(["claude", "--on-unrendered", "sometimes"]) is None

@@ -12,8 +12,8 @@ from test_conformance_mutants import MUTANTS, Mutant, _suite_for
 from toolchains import REPO, typescript_build
 
 from agent_control_plane_core import AGENT_IDS
-from agent_control_plane_core._ports_cli import fixture_path
 from agent_control_plane_core.cli import main
+from agent_control_plane_core.cli._ports import fixture_path
 from agent_control_plane_core.conformance import (
     ConformanceError,
     load_fixtures,

@@ -131,7 +131,7 @@ def test_install_warns_on_a_guard_inside_the_project(
     inside.write_text(RULES, encoding="utf-8")
     monkeypatch.chdir(guard / "guard")
     # A tmp_path is under /tmp, itself a folder a sandboxed agent may write: left out here.
-    monkeypatch.setattr("agent_control_plane_core.install._temporary_folders", lambda: ())
+    monkeypatch.setattr("agent_control_plane_core.install._notes._temporary_folders", lambda: ())
     notes = plan_install("claude", root=project, bin_dir=BIN, policy=str(inside)).notes
     warned = [note for note in notes if note.startswith("warning:")]
     assert warned and f"the policy {inside} is inside {project}" in warned[0]

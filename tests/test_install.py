@@ -14,7 +14,7 @@ from agent_control_plane_core.install import INSTALLABLE, InstallError, hook_com
 
 from hook_runner import BIN, PRE_TOOL, hook_env
 
-# Every host acp install has an entry for (install._HOSTS), so a new entry is tested too.
+# Every host acp install has an entry for (install._plan._HOSTS), so a new entry is tested too.
 HOSTS = INSTALLABLE
 # The plugin acp install copies for opencode, as the package ships it.
 OPENCODE_PLUGIN = (

@@ -16,8 +16,8 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    """The package's own modules: python/agent_control_plane_core/*.py and adapters/*.py."""
-    files = [*ROOT.glob("*.py"), *(ROOT / "adapters").glob("*.py")]
+    """The package's own hand-written modules, every subpackage included (not _generated)."""
+    files = [path for path in ROOT.rglob("*.py") if "_generated" not in path.parts]
     return {_module_name(path): path for path in files}
 
 
@@ -39,7 +39,8 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
             targets = [stem, *(f"{stem}.{alias.name}" for alias in node.names)]
         found.update(target for target in targets if target in known)
     found.discard(name)
-    return found
+    # A module's own packages are always imported before it: naming them adds no edge.
+    return {target for target in found if not name.startswith(target + ".")}
 
 
 def module_graph() -> dict[str, set[str]]:

@@ -452,7 +452,8 @@ def test_replay_lists_changed_calls_and_counts_per_rule(
 
 
 def test_the_policy_modules_export_a_small_sorted_surface() -> None:
-    from agent_control_plane_core import _shell, policy, policy_cli, policy_tools
+    from agent_control_plane_core import _shell, policy, policy_tools
+    from agent_control_plane_core.cli import _policy as policy_cli
 
     assert policy.__all__ == [
         "MATCH_LIMIT_BYTES",

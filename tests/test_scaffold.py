@@ -105,7 +105,7 @@ def test_the_scaffold_refers_only_to_files_in_the_repository() -> None:
     import re
 
     texts = [p.read_text() for p in (REPO / "templates" / "scaffold").glob("*.j2")]
-    texts.append((REPO / "python/agent_control_plane_core/cli.py").read_text())
+    texts += [p.read_text() for p in (REPO / "python/agent_control_plane_core/cli").glob("*.py")]
     texts.append((REPO / "codegen/scaffold.py").read_text())
     named = {m for text in texts for m in re.findall(r"\bdocs/[\w.-]+\.md", text)}
     assert named, "the scaffold points to the authoring guide"

@@ -329,7 +329,7 @@ def test_install_resident_refuses_a_broken_settings_file(
     assert "not JSON" in capsys.readouterr().err
     (home / ".claude" / "settings.json").write_text('{"hooks": []}')
     assert main(["install", "claude", "--resident", "--user", "--home", str(home)]) == 2
-    from agent_control_plane_core import _resident_cli
+    from agent_control_plane_core.cli import _resident as _resident_cli
 
     monkeypatch.setitem(
         _resident_cli._RESIDENT,

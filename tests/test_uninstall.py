@@ -19,14 +19,10 @@ from agent_control_plane_core._uninstall import (
     state_dir,
 )
 from agent_control_plane_core.cli import main
-from agent_control_plane_core.install import (
-    _LOCAL,
-    _PLUGIN_HOSTS,
-    INSTALLABLE,
-    InstallError,
-    _native_events,
-    plan_install,
-)
+from agent_control_plane_core.install import INSTALLABLE, InstallError, plan_install
+from agent_control_plane_core.install._base import _LOCAL
+from agent_control_plane_core.install._json_nested import _native_events
+from agent_control_plane_core.install._plan import _PLUGIN_HOSTS
 
 from hook_runner import BIN
 

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ._admin_layer import ADMIN_ROOT_ENV, managed_hosts, managed_layer, managed_path
-from .install import _HOSTS, INSTALLABLE, InstallError, InstallPlan, _check_writable, _Request
+from .install import INSTALLABLE, InstallError, InstallPlan
 from .install import hook_command as _hook_command
+from .install._base import _check_writable, _Request
+from .install._plan import _HOSTS
 
 __all__ = ["ADMIN_ROOT_ENV", "hooks_only", "managed_hosts", "managed_path", "plan_managed"]
 
@@ -124,7 +126,7 @@ def plan_managed(
         origin = getattr(module, "__file__", None)
         if isinstance(origin, str):
             _admin_owned(Path(origin), "the judge")
-    from .install import _registered
+    from .install._command import _registered
 
     registered = _registered(host, judge, policy)
 

@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from ._uninstall import config_paths, handlers, plugin_command_argv
-from .install import _LOCAL, _PLUGIN_HOSTS, INSTALLABLE, InstallError, _is_ours
+from .install import INSTALLABLE, InstallError
+from .install._base import _LOCAL
+from .install._command import _is_ours
+from .install._plan import _PLUGIN_HOSTS
 
 __all__ = ["Entry", "Finding", "installed", "parse_command", "status_text"]
 

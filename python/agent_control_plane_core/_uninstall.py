@@ -21,25 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from .install import (
-    _EXECUTED,
-    _HOSTS,
-    _LOCAL,
-    _PLUGIN_CONFIG,
-    _PLUGIN_HOSTS,
-    InstallError,
-    InstallPlan,
-    _dump_json,
-    _is_ours,
-    _load_json,
-    _native_events,
-    _read,
-)
+from .install import InstallError, InstallPlan
+from .install._base import _LOCAL, _dump_json, _load_json, _read
+from .install._command import _is_ours
+from .install._json_nested import _native_events
+from .install._plan import _HOSTS, _PLUGIN_HOSTS
+from .install._programs import _EXECUTED, _PLUGIN_CONFIG
 
 __all__ = ["UninstallPlan", "config_paths", "plan_uninstall", "recorded_apply", "state_dir"]
 
 _STATE_SUBDIR: Final = ("agent-control-plane-core", "installs")
-# The keys a handler of ours carries its command under, per host format (install.py's entries).
+# The keys a handler of ours carries its command under, per host format (install/'s entries).
 _COMMAND_KEYS: Final = ("command", "bash", "to")
 
 
@@ -170,7 +162,7 @@ def config_paths(
             if event != path.name:
                 paths.append(path.with_name(event))
     if host == "kiro" and not plugin:
-        from .install import _KIRO_AGENT_FILE
+        from .install._kiro import _KIRO_AGENT_FILE
 
         paths.append(base.absolute() / _KIRO_AGENT_FILE)  # the 2.x engine's agent file
     return paths
@@ -281,7 +273,7 @@ def _without_ours(host: str, path: Path, text: str) -> str | None:
 
 def _installer_default(key: str, value: object) -> bool:
     """Whether a key holds what install sets in a file it creates (_flat_hooks, _kiro_agent)."""
-    from .install import _KIRO_AGENT
+    from .install._kiro import _KIRO_AGENT
 
     defaults: dict[str, tuple[object, ...]] = {
         "version": (1, "v1"),

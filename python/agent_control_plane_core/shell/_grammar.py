@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._lexer import HEREDOCS, Lexer
+from ._lexer import HEREDOCS, PARSERS, Lexer
 from ._model import MAX_DEPTH, UNKNOWN_PROGRAM, UNKNOWN_STDIN, Command, State, Word, basename
 from ._wrappers import ASSIGNMENT, SUBCOMMAND_WRAPPERS, WRAPPERS, script_words, unwrap
 
@@ -609,3 +609,6 @@ def _su(
             _script_word(words[index + 1], "the script of su -c", state, depth, via, piped)
         elif word.text.startswith("--command="):
             script(word.text.partition("=")[2], state, depth + 1, via)
+
+
+PARSERS.update(script=script, segments=segments)

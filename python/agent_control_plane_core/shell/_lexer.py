@@ -39,14 +39,12 @@ _OPENERS: Final = frozenset(
 
 
 if TYPE_CHECKING:
-    from types import ModuleType
+    from collections.abc import Callable
 
-
-def _grammar() -> ModuleType:
-    """The grammar module (it imports this one): looked up when a nested script is parsed."""
-    from . import _grammar
-
-    return _grammar
+# The grammar's entry points for nested scripts ($(...), backticks): _grammar imports this module
+# and registers them here when it loads, so the lexer never imports the grammar back (no cycle;
+# tests/test_module_graph.py). Every way into the splitter goes through _grammar.
+PARSERS: dict[str, Callable[..., None]] = {}
 
 
 class Lexer:
@@ -463,7 +461,7 @@ class Lexer:
             if inner.pos < len(self.text) and self.text[inner.pos] == ")":
                 inner.pos += 1
         else:
-            _grammar().segments(
+            PARSERS["segments"](
                 tokens, inner.heredocs, self.state, self.depth + 1, (*self.via, "$(")
             )
         self.pos = inner.pos
@@ -476,7 +474,7 @@ class Lexer:
             if char == "`":
                 self.pos += 1
                 if self.depth < MAX_DEPTH:
-                    _grammar().script("".join(parts), self.state, self.depth + 1, (*self.via, "`"))
+                    PARSERS["script"]("".join(parts), self.state, self.depth + 1, (*self.via, "`"))
                 else:
                     self.state.problem(f"nested deeper than {MAX_DEPTH} levels")
                 return
@@ -487,7 +485,7 @@ class Lexer:
             parts.append(char)
             self.pos += 1
         self.state.problem("unbalanced `: no closing `")
-        _grammar().script("".join(parts), self.state, self.depth + 1, (*self.via, "`"))
+        PARSERS["script"]("".join(parts), self.state, self.depth + 1, (*self.via, "`"))
 
     def _braced(self) -> None:
         """Skip a ${...} expansion, parsing any command substitution inside it."""

@@ -43,7 +43,7 @@ def register(
     command: Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser],
 ) -> None:
     """Add `acp serve` to the acp parser."""
-    from ._serve import DEFAULT_PORT
+    from .._serve import DEFAULT_PORT
 
     sub = command(
         "serve",
@@ -60,7 +60,7 @@ def register(
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ._serve import serve_main
+    from .._serve import serve_main
 
     return serve_main(
         port=args.port,
@@ -73,7 +73,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def resident_handler(host: str, port: int, timeout_s: int | None) -> dict[str, Any]:
     """The hook handler acp install --resident writes for one host (its declared transport)."""
-    from ._serve import HOOK_PATH
+    from .._serve import HOOK_PATH
 
     facts = _facts(host)
     if facts is None:
@@ -90,7 +90,8 @@ def resident_handler(host: str, port: int, timeout_s: int | None) -> dict[str, A
 
 def install_resident(args: argparse.Namespace) -> int:
     """Write the host's resident transport in place of its command hook, or say why not."""
-    from .install import _is_ours, _native_events
+    from ..install._command import _is_ours
+    from ..install._json_nested import _native_events
 
     host = args.host
     facts = _facts(host)

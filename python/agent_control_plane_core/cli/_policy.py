@@ -1,4 +1,4 @@
-"""The `acp policy test | explain | replay` actions (check stays in cli.py)."""
+"""The `acp policy test | explain | replay` actions (check lives in cli/_main.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .adapters import adapter_for
-from .policy_tools import describe, explain_text, fixtures_dir, replay, run_tests
-from .runtime import JudgeLoadError
+from ..adapters import adapter_for
+from ..policy_tools import describe, explain_text, fixtures_dir, replay, run_tests
+from ..runtime import JudgeLoadError
 
 __all__ = ["policy_command"]
 
@@ -116,7 +116,7 @@ def _test(files: Sequence[str], agents: Sequence[str], fixtures: str | None) -> 
 
 
 def _explain(files: Sequence[str], agents: Sequence[str]) -> int:
-    from .policy import load_policy_judge
+    from ..policy import load_policy_judge
 
     if len(files) != 2 or len(agents) != 1:
         raise _Usage(
@@ -146,7 +146,7 @@ def _explain(files: Sequence[str], agents: Sequence[str]) -> int:
 
 
 def _replay(files: Sequence[str]) -> int:
-    from .policy import load_policy_judge
+    from ..policy import load_policy_judge
 
     if len(files) != 2:
         raise _Usage("usage: acp policy replay RULES AUDIT.jsonl")

@@ -63,7 +63,7 @@ def _cmd_uninstall(args: argparse.Namespace) -> int:
     if args.all and args.scope == "managed":
         from argparse import Namespace
 
-        from ._managed import managed_hosts
+        from .._managed import managed_hosts
 
         codes = [
             _cmd_uninstall(Namespace(**{**vars(args), "all": False, "host": host}))
@@ -72,8 +72,8 @@ def _cmd_uninstall(args: argparse.Namespace) -> int:
         return max(codes)
     import difflib
 
-    from ._uninstall import plan_uninstall
-    from .install import InstallError
+    from .._uninstall import plan_uninstall
+    from ..install import InstallError
 
     if args.host is None:
         return _refused(InstallError("name the host, e.g. acp uninstall claude"))
@@ -124,7 +124,7 @@ def _refused(exc: Exception) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from ._status import installed, status_text
+    from .._status import installed, status_text
 
     findings, bare = installed(root=args.root, home=args.home)
     print(status_text(findings, bare))

@@ -16,7 +16,7 @@ __all__ = ["fixture_path", "register"]
 
 def fixture_path(agent: str) -> Traversable:
     """Return the installed golden fixture file of a host (a byte copy of fixtures/<agent>.json)."""
-    folder = resources.files(__package__).joinpath("fixtures")
+    folder = resources.files("agent_control_plane_core").joinpath("fixtures")
     names = sorted(
         e.name.removesuffix(".json") for e in folder.iterdir() if e.name.endswith(".json")
     )
@@ -71,9 +71,9 @@ def _fixtures_path(args: argparse.Namespace) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
-    from .adapters import adapter_for
-    from .conformance import ConformanceError, FixtureError, load_fixtures, validate_fixtures
-    from .conformance._external import ExecFailure, run_exec_conformance
+    from ..adapters import adapter_for
+    from ..conformance import ConformanceError, FixtureError, load_fixtures, validate_fixtures
+    from ..conformance._external import ExecFailure, run_exec_conformance
 
     try:
         source = args.fixtures or fixture_path(args.agent)
@@ -85,7 +85,7 @@ def _conformance(args: argparse.Namespace) -> int:
         if args.exec_command:
             report = run_exec_conformance(args.exec_command, fixtures, args.timeout)
         else:
-            from .conformance import run_adapter_conformance
+            from ..conformance import run_adapter_conformance
 
             report = run_adapter_conformance(adapter_for(args.agent), fixtures)
     except (ConformanceError, ExecFailure) as exc:
